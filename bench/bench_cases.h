@@ -1,0 +1,85 @@
+/* The case registry of clt-bench: every case of every suite (BENCHMARKS.md), by its exact name.
+ *
+ * Implementing a case = writing one setup function and naming it in the case's row of its suite table
+ * (suite_<name>.c). The setup creates the inputs on the device (fresh values: bench_random_f32), and
+ * fills a bench_run: a state pointer, run() that ENQUEUES ONE op and never waits, teardown(), and the
+ * work of one op (FLOP or bytes) for the GFLOP/s or GB/s column. The timing (warm-up, repetitions,
+ * samples, clt_finish) is bench_timing's job, not the case's. A row whose setup is NULL is reported
+ * as "not implemented", never dropped. Setups shared by several suites are declared at the end. */
+#ifndef BENCH_CASES_H
+#define BENCH_CASES_H
+
+#include <stdint.h>
+
+#include "cltensor.h"
+
+/* What the run is about: the context and its device. */
+typedef struct bench_env {
+    clt_context *ctx;
+    clt_device_info device;
+    clt_context_limits limits;
+    uint64_t next_seed; /* advanced by bench_random_f32 so every input is fresh */
+} bench_env;
+
+typedef enum bench_unit {
+    BENCH_UNIT_NONE = 0, /* time only (latency cases) */
+    BENCH_UNIT_BYTES,    /* work is bytes moved per op: GB/s */
+    BENCH_UNIT_FLOPS     /* work is floating-point operations per op: GFLOP/s */
+} bench_unit;
+
+/* What a setup hands back. Zero-initialised before setup is called. */
+typedef struct bench_run {
+    void *state;
+    clt_status (*run)(void *state);  /* enqueue one op; must not block unless the op itself does */
+    void (*teardown)(void *state);   /* free what setup made (also called if a run failed) */
+    double work;                     /* per op, in `unit` */
+    bench_unit unit;
+    char name[64];                   /* set only when the case ran at another size than its name */
+    char note[96];                   /* shown in the table and the JSON ("reduced: max alloc") */
+} bench_run;
+
+struct bench_case;
+/* Returns CLT_SUCCESS or the failing status (clt_last_error(env->ctx) has the message); on failure
+ * it has already freed what it made. CLT_ERR_UNSUPPORTED means "skipped on this device". */
+typedef clt_status (*bench_setup_fn)(bench_env *env, const struct bench_case *c, bench_run *out);
+
+/* Flags of a case. */
+#define BENCH_GPU_ONLY 1u /* skipped on CPU devices (too slow there to be worth the wait) */
+
+typedef struct bench_case {
+    const char *name;     /* exact name, shared with the peers: "matmul/256" */
+    bench_setup_fn setup; /* NULL: not implemented yet */
+    int64_t p[8];         /* parameters, meaning per setup (see each suite table) */
+    unsigned flags;
+} bench_case;
+
+typedef struct bench_suite {
+    const char *name; /* "transfer", "seed", ... */
+    const bench_case *cases;
+    int count;
+} bench_suite;
+
+/* All suites, in the order --suite all runs them. */
+extern const bench_suite *const bench_suites[];
+extern const int bench_suite_count;
+/* The suite of that name, or NULL. */
+const bench_suite *bench_find_suite(const char *name);
+
+/* Helpers for setups. */
+/* A new f32 tensor of that shape filled with uniform [0, 1) values from a fresh seed. */
+clt_status bench_random_f32(bench_env *env, int ndim, const int64_t *shape, clt_tensor **out);
+/* Free up to n tensors (NULLs allowed). */
+void bench_free_tensors(clt_tensor **ts, int n);
+
+/* The suite tables (suite_<name>.c). */
+extern const bench_suite bench_suite_transfer;
+extern const bench_suite bench_suite_seed;
+extern const bench_suite bench_suite_micro;
+extern const bench_suite bench_suite_gemm;
+extern const bench_suite bench_suite_conv;
+extern const bench_suite bench_suite_pinn;
+
+/* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
+ * their op family. */
+
+#endif

@@ -1,0 +1,271 @@
+/* clt-bench: runs the benchmark cases of BENCHMARKS.md on one device and prints JSON lines and a
+ * markdown table. Options and the loop over cases live here; the method is bench_timing's, the output
+ * bench_report's, the cases the suite tables'. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench_cases.h"
+#include "bench_startup.h"
+#include "bench_report.h"
+#include "bench_timing.h"
+
+#define MAX_SELECTED 16
+
+typedef struct bench_options {
+    const bench_suite *suites[MAX_SELECTED];
+    int suite_count;
+    const char *case_filter;
+    const char *json_path;
+    const char *device;
+    const char *profile;
+    int list;
+    bench_timing_config timing;
+} bench_options;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: clt-bench [options]\n"
+            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn or all; repeatable or a comma\n"
+            "                   list (default: seed)\n"
+            "  --case SUBSTR    only cases whose name contains SUBSTR\n"
+            "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"
+            "  --device SEL     device, as clt_context_options.device (default: $CLT_DEVICE)\n"
+            "  --profile NAME   device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
+            "  --samples N      samples per case, at least 5 (default 5)\n"
+            "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
+            "  --list           list the cases (of --suite, default all) and whether they are implemented\n"
+            "  --help           this text\n"
+            "exit status: 0 all cases ran (or were not implemented / skipped), 1 a case or setup failed\n");
+}
+
+static int add_suite(bench_options *o, const char *name) {
+    if (strcmp(name, "all") == 0) {
+        for (int i = 0; i < bench_suite_count; i++)
+            if (add_suite(o, bench_suites[i]->name) != 0)
+                return -1;
+        return 0;
+    }
+    const bench_suite *s = bench_find_suite(name);
+    if (!s) {
+        fprintf(stderr, "clt-bench: unknown suite '%s'\n", name);
+        return -1;
+    }
+    for (int i = 0; i < o->suite_count; i++)
+        if (o->suites[i] == s)
+            return 0;
+    if (o->suite_count == MAX_SELECTED)
+        return -1;
+    o->suites[o->suite_count++] = s;
+    return 0;
+}
+
+/* "a,b,c" -> add_suite for each. */
+static int add_suite_list(bench_options *o, const char *list) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", list);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+        if (add_suite(o, tok) != 0)
+            return -1;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, bench_options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+        } else if (!v) {
+            fprintf(stderr, "clt-bench: unknown option or missing value: '%s'\n", a);
+            return -1;
+        } else if (strcmp(a, "--suite") == 0) {
+            if (add_suite_list(o, v) != 0)
+                return -1;
+            i++;
+        } else if (strcmp(a, "--case") == 0) {
+            o->case_filter = argv[++i];
+        } else if (strcmp(a, "--json") == 0) {
+            o->json_path = argv[++i];
+        } else if (strcmp(a, "--device") == 0) {
+            o->device = argv[++i];
+        } else if (strcmp(a, "--profile") == 0) {
+            o->profile = argv[++i];
+        } else if (strcmp(a, "--samples") == 0) {
+            o->timing.samples = atoi(argv[++i]);
+        } else if (strcmp(a, "--min-ms") == 0) {
+            o->timing.min_sample_s = atof(argv[++i]) * 1e-3;
+        } else {
+            fprintf(stderr, "clt-bench: unknown option '%s'\n", a);
+            return -1;
+        }
+    }
+    if (o->timing.samples < 5)
+        o->timing.samples = 5;
+    if (o->timing.min_sample_s <= 0)
+        o->timing.min_sample_s = 0.020;
+    return 0;
+}
+
+static int wanted(const bench_options *o, const bench_case *c) {
+    return !o->case_filter || strstr(c->name, o->case_filter) != NULL;
+}
+
+static void list_cases(const bench_options *o) {
+    for (int s = 0; s < o->suite_count; s++)
+        for (int i = 0; i < o->suites[s]->count; i++) {
+            const bench_case *c = &o->suites[s]->cases[i];
+            if (wanted(o, c))
+                printf("%-9s %-34s %s%s\n", o->suites[s]->name, c->name,
+                       c->setup ? "implemented" : "not implemented",
+                       (c->flags & BENCH_GPU_ONLY) ? " (gpu only)" : "");
+        }
+}
+
+/* Has a case of that name already been reported (matmul/256 is in seed and gemm)? */
+static int already_reported(const bench_report *rep, const char *name) {
+    for (int i = 0; i < rep->count; i++)
+        if (strcmp(rep->rows[i].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+static void fail_note(bench_result *res, clt_context *ctx, const char *stage, clt_status st) {
+    res->outcome = BENCH_FAILED;
+    snprintf(res->note, sizeof res->note, "%s: %s: %s", stage, clt_status_string(st),
+             clt_last_error(ctx));
+}
+
+static void run_case(bench_env *env, const bench_options *o, const bench_case *c, bench_result *res) {
+    memset(res, 0, sizeof *res);
+    snprintf(res->name, sizeof res->name, "%s", c->name);
+    if (!c->setup) {
+        res->outcome = BENCH_NOT_IMPLEMENTED;
+        return;
+    }
+    if ((c->flags & BENCH_GPU_ONLY) && env->device.type == CLT_DEVICE_CPU) {
+        res->outcome = BENCH_SKIPPED;
+        snprintf(res->note, sizeof res->note, "CPU device");
+        return;
+    }
+    bench_run r;
+    memset(&r, 0, sizeof r);
+    clt_status st = c->setup(env, c, &r);
+    if (st == CLT_ERR_UNSUPPORTED) {
+        res->outcome = BENCH_SKIPPED;
+        snprintf(res->note, sizeof res->note, "%s", clt_last_error(env->ctx));
+        return;
+    }
+    if (st != CLT_SUCCESS) {
+        fail_note(res, env->ctx, "setup", st);
+        return;
+    }
+    if (r.name[0])
+        snprintf(res->name, sizeof res->name, "%s", r.name);
+    snprintf(res->note, sizeof res->note, "%s", r.note);
+    res->work = r.work;
+    res->unit = r.unit;
+    st = bench_measure(env->ctx, &r, &o->timing, &res->timing);
+    if (st != CLT_SUCCESS)
+        fail_note(res, env->ctx, "run", st);
+    if (r.teardown)
+        r.teardown(r.state);
+    /* Leave nothing in flight (and surface late errors) before the next case. */
+    st = clt_finish(env->ctx);
+    if (st != CLT_SUCCESS && res->outcome == BENCH_OK)
+        fail_note(res, env->ctx, "finish", st);
+}
+
+static int total_cases(const bench_options *o) {
+    int n = 0;
+    for (int s = 0; s < o->suite_count; s++)
+        for (int i = 0; i < o->suites[s]->count; i++)
+            n += wanted(o, &o->suites[s]->cases[i]);
+    return n;
+}
+
+static int run_all(bench_env *env, const bench_options *o, bench_report *rep) {
+    int failed = 0, done = 0, total = total_cases(o);
+    int progress = isatty(STDERR_FILENO);
+    for (int s = 0; s < o->suite_count; s++)
+        for (int i = 0; i < o->suites[s]->count; i++) {
+            const bench_case *c = &o->suites[s]->cases[i];
+            if (!wanted(o, c))
+                continue;
+            done++;
+            if (already_reported(rep, c->name))
+                continue;
+            if (progress)
+                fprintf(stderr, "\r\033[K[%d/%d] %s/%s ...", done, total, o->suites[s]->name, c->name);
+            bench_result res;
+            run_case(env, o, c, &res);
+            if (progress)
+                fprintf(stderr, "\r\033[K"); /* the result line may go to the same terminal */
+            failed += res.outcome == BENCH_FAILED;
+            if (bench_report_add(rep, &res) != 0) {
+                fprintf(stderr, "clt-bench: out of host memory\n");
+                return -1;
+            }
+        }
+    if (progress)
+        fprintf(stderr, "\r\033[K");
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    bench_options o;
+    memset(&o, 0, sizeof o);
+    if (parse_args(argc, argv, &o) != 0) {
+        usage(stderr);
+        return 1;
+    }
+    if (o.suite_count == 0)
+        add_suite(&o, o.list ? "all" : "seed"); /* listing shows everything by default */
+    if (o.list) {
+        list_cases(&o);
+        return 0;
+    }
+
+    clt_context_options opts;
+    clt_context_options_init(&opts);
+    if (o.device)
+        opts.device = o.device;
+    if (o.profile)
+        opts.profile = o.profile;
+    bench_env env;
+    memset(&env, 0, sizeof env);
+    env.next_seed = 0x5eed0001u;
+    bench_result startup[2];
+    clt_status st = bench_startup(&opts, &env, startup);
+    if (st != CLT_SUCCESS) {
+        fprintf(stderr, "clt-bench: no context: %s: %s\n", clt_status_string(st),
+                clt_last_error(env.ctx));
+        clt_context_free(env.ctx);
+        return 1;
+    }
+
+    FILE *json = stdout;
+    if (o.json_path && !(json = fopen(o.json_path, "w"))) {
+        perror(o.json_path);
+        clt_context_free(env.ctx);
+        return 1;
+    }
+    bench_report rep;
+    bench_report_init(&rep, json, "cltensor", env.device.device_name, env.limits.profile);
+    for (int i = 0; i < 2; i++)
+        bench_report_add(&rep, &startup[i]);
+    int failed = run_all(&env, &o, &rep);
+    bench_report_table(&rep, stdout);
+    if (failed > 0)
+        fprintf(stderr, "clt-bench: %d case(s) failed (see the table)\n", failed);
+
+    bench_report_free(&rep);
+    if (json != stdout)
+        fclose(json);
+    clt_context_free(env.ctx);
+    return failed != 0;
+}

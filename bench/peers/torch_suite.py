@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""PyTorch peer of clt-bench: the same cases, names and method (BENCHMARKS.md), as JSON lines.
+
+Method: inputs are fresh uniform [0, 1) float32 tensors already on the device; a warm-up call; R chosen
+so that one sample (R calls, then one synchronize) lasts >= 20 ms; >= 5 samples; the median of
+wall / R in microseconds, with min and max. Outputs go into preallocated out= tensors where torch
+offers that, so the timed loop allocates nothing it does not have to. TF32 is off.
+
+Usage: torch_suite.py [--suite seed,micro,...|all] [--case SUBSTR] [--device cpu|cuda]
+                      [--json FILE] [--threads N] [--samples N] [--min-ms MS]
+Without torch installed it says so on stderr and prints nothing (exit 0): a peer never fakes lines.
+"""
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:
+    torch = None
+
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn"]
+MICRO_SIZES = [1024, 65536, 1048576, 16777216]
+MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
+GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
+CPU_GEMM_MAX = 2048
+MLP_SHAPES = [(64, 784, 128), (256, 1024, 1024), (1000, 128, 128), (8192, 512, 2048)]
+# n, c, h (= w), o, k, stride, pad
+CONV_CASES = [(8, 64, 56, 64, 3, 1, 1), (8, 3, 224, 64, 7, 2, 3), (32, 128, 28, 128, 3, 1, 1),
+              (8, 256, 56, 64, 1, 1, 0), (1, 64, 56, 64, 3, 1, 1)]
+SEED_CONV = (1, 16, 64, 32, 3, 1, 1)
+MAX_REPS = 10_000_000
+
+
+class Bench:
+    """One case ready to time: run() does one op; work per op in `unit` ('gbps', 'gflops' or None)."""
+
+    def __init__(self, run, work=0.0, unit=None, note=None):
+        self.run, self.work, self.unit, self.note = run, work, unit, note
+
+
+class Peer:
+    def __init__(self, device, min_s, samples):
+        self.device = torch.device(device)
+        self.cuda = self.device.type == "cuda"
+        self.min_s, self.samples = min_s, max(5, samples)
+
+    # ------------------------------------------------------------------ helpers
+    def rand(self, *shape):
+        return torch.rand(*shape, device=self.device, dtype=torch.float32)
+
+    def empty(self, *shape, dtype=None):
+        return torch.empty(*shape, device=self.device, dtype=dtype or torch.float32)
+
+    def sync(self):
+        if self.cuda:
+            torch.cuda.synchronize()
+
+    # ------------------------------------------------------------------ the method
+    def sample(self, run, reps):
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            run()
+        self.sync()
+        return time.perf_counter() - t0
+
+    def measure(self, run):
+        run()  # warm-up: kernel selection, allocator first touch
+        self.sync()
+        reps = 1
+        while True:
+            secs = self.sample(run, reps)
+            if secs >= self.min_s or reps >= MAX_REPS:
+                break
+            # aim 25% past the target, growing 2x..100x per round
+            want = self.min_s * 1.25 / (secs / reps) if secs > 0 else reps * 100
+            reps = int(min(MAX_REPS, max(reps * 2, min(reps * 100, want + 1))))
+        us = sorted(self.sample(run, reps) * 1e6 / reps for _ in range(self.samples))
+        return statistics.median(us), us[0], us[-1], len(us), reps
+
+    # ------------------------------------------------------------------ case factories
+    def elementwise(self, op, n):
+        a, b, c, o = self.rand(n), self.rand(n), self.rand(n), self.empty(n)
+        if op == "add":
+            return Bench(lambda: torch.add(a, b, out=o), 12.0 * n, "gbps")
+        if op == "mul":
+            return Bench(lambda: torch.mul(a, b, out=o), 12.0 * n, "gbps")
+        if op == "relu":  # torch.relu has no out=; clamp_min is the same function
+            return Bench(lambda: torch.clamp_min(a, 0.0, out=o), 8.0 * n, "gbps")
+        if op == "sigmoid":
+            return Bench(lambda: torch.sigmoid(a, out=o), 8.0 * n, "gbps")
+        if op == "tanh":
+            return Bench(lambda: torch.tanh(a, out=o), 8.0 * n, "gbps")
+        if op == "chain_relu_mul_add":  # relu(a*b + c): two eager ops in torch
+            return Bench(lambda: torch.addcmul(c, a, b, out=o).relu_(), 16.0 * n, "gbps",
+                         "addcmul + relu_")
+        s = self.empty(())
+        if op == "sum":
+            return Bench(lambda: torch.sum(a, 0, out=s), 4.0 * n, "gbps")
+        if op == "mean":
+            return Bench(lambda: torch.mean(a, 0, out=s), 4.0 * n, "gbps")
+        if op == "max":
+            return Bench(lambda: torch.amax(a, 0, out=s), 4.0 * n, "gbps")
+        raise KeyError(op)
+
+    def rowwise(self, op, rows, cols):
+        a = self.rand(rows, cols)
+        if op == "softmax":
+            o = self.empty(rows, cols)
+            return Bench(lambda: torch._softmax(a, -1, False, out=o), 8.0 * rows * cols, "gbps")
+        o = self.empty(rows)
+        return Bench(lambda: torch.sum(a, -1, out=o), 4.0 * rows * (cols + 1), "gbps")
+
+    def matmul(self, s):
+        a, b, o = self.rand(s, s), self.rand(s, s), self.empty(s, s)
+        return Bench(lambda: torch.matmul(a, b, out=o), 2.0 * s ** 3, "gflops")
+
+    def mlp(self, m, k, n):
+        a, b, bias, o = self.rand(m, k), self.rand(k, n), self.rand(n), self.empty(m, n)
+        return Bench(lambda: torch.addmm(bias, a, b, out=o).relu_(), 2.0 * m * k * n, "gflops",
+                     "addmm + relu_")
+
+    def conv(self, n, c, h, o, k, s, p):
+        x, w, bias = self.rand(n, c, h, h), self.rand(o, c, k, k), self.rand(o)
+        ho = (h + 2 * p - k) // s + 1
+        flop = 2.0 * n * o * ho * ho * c * k * k
+        return Bench(lambda: F.conv2d(x, w, bias, stride=s, padding=p), flop, "gflops",
+                     "allocates its output (no out=)")
+
+    def h2d(self, nbytes):
+        host = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)  # pageable
+        dev = self.empty(nbytes, dtype=torch.uint8)
+        return Bench(lambda: dev.copy_(host), float(nbytes), "gbps", "pageable host memory")
+
+    def d2h(self, nbytes):
+        host = torch.empty(nbytes, dtype=torch.uint8)
+        dev = torch.randint(0, 256, (nbytes,), dtype=torch.uint8, device=self.device)
+        return Bench(lambda: host.copy_(dev), float(nbytes), "gbps", "pageable host memory")
+
+    def scalar_read(self):
+        t = self.rand(1)
+        return Bench(lambda: t.item(), note="blocking .item() of 1 float")
+
+    def scalar_read_async(self):
+        t, host = self.rand(1), torch.empty(1, pin_memory=True)
+
+        def run():
+            host.copy_(t, non_blocking=True)
+            torch.cuda.current_stream().synchronize()
+            return float(host[0])
+
+        return Bench(run, note="non_blocking copy to pinned + stream sync")
+
+    # ------------------------------------------------------------------ the case list
+    def cases(self, suite):
+        """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
+        cpu = not self.cuda
+        out = []
+        if suite == "transfer" and self.cuda:
+            out += [("h2d/268435456", lambda: self.h2d(268435456)),
+                    ("d2h/268435456", lambda: self.d2h(268435456)),
+                    ("scalar_read", self.scalar_read),
+                    ("scalar_read_async", self.scalar_read_async)]
+        elif suite == "seed":
+            out += [(f"matmul/{s}", lambda s=s: self.matmul(s)) for s in (256, 512)]
+            for n in (100000, 1000000):
+                out += [(f"{op}/{n}", lambda op=op, n=n: self.elementwise(op, n)) for op in ("add", "mul")]
+            out += [(f"{op}/1000000", lambda op=op: self.elementwise(op, 1000000))
+                    for op in ("relu", "sigmoid", "sum", "mean")]
+            out.append(("conv2d/n1c16h64o32k3s1", lambda: self.conv(*SEED_CONV)))
+        elif suite == "micro":
+            for op in ("add", "mul", "relu", "sigmoid", "tanh", "sum", "max", "chain_relu_mul_add"):
+                out += [(f"{op}/{n}", lambda op=op, n=n: self.elementwise(op, n)) for n in MICRO_SIZES]
+            for op in ("softmax", "rowsum"):
+                out += [(f"{op}/{r}x{c}", lambda op=op, r=r, c=c: self.rowwise(op, r, c))
+                        for r, c in MICRO_ROWS]
+        elif suite == "gemm":
+            out += [(f"matmul/{s}", lambda s=s: self.matmul(s))
+                    for s in GEMM_SIZES if not (cpu and s > CPU_GEMM_MAX)]
+            out += [(f"gemm_mlp_bias_relu/{m}x{k}x{n}", lambda m=m, k=k, n=n: self.mlp(m, k, n))
+                    for m, k, n in MLP_SHAPES]
+        elif suite == "conv":
+            out += [(f"conv2d/n{n}c{c}h{h}o{o}k{k}s{s}", lambda a=(n, c, h, o, k, s, p): self.conv(*a))
+                    for n, c, h, o, k, s, p in CONV_CASES]
+        # pinn: not written for the torch peer yet (omitted, as BENCHMARKS.md allows)
+        return out
+
+
+def device_name(dev):
+    if dev.type == "cuda":
+        return torch.cuda.get_device_name(dev)
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "cpu"
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description="PyTorch peer of clt-bench (JSON lines).")
+    ap.add_argument("--suite", action="append", help="suite name(s), comma list or repeated; 'all'")
+    ap.add_argument("--case", help="only cases whose name contains this")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--json", help="write the JSON lines to this file instead of stdout")
+    ap.add_argument("--threads", type=int, help="torch.set_num_threads (CPU)")
+    ap.add_argument("--samples", type=int, default=5)
+    ap.add_argument("--min-ms", type=float, default=20.0)
+    args = ap.parse_args(argv)
+    suites = []
+    for item in args.suite or ["seed"]:
+        for name in item.split(","):
+            names = SUITES if name == "all" else [name]
+            for n in names:
+                if n not in SUITES:
+                    ap.error(f"unknown suite '{n}'")
+                if n not in suites:
+                    suites.append(n)
+    args.suites = suites
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if torch is None:
+        print("torch_suite.py: PyTorch is not installed; no results", file=sys.stderr)
+        return 0
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("torch_suite.py: --device cuda but torch sees no CUDA device", file=sys.stderr)
+        return 1
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(0x5EED)
+
+    peer = Peer(args.device, args.min_ms / 1000.0, args.samples)
+    base = {"peer": "torch-" + args.device, "device": device_name(peer.device)}
+    extra = {"torch": torch.__version__}
+    if not peer.cuda:
+        extra["threads"] = torch.get_num_threads()
+    out = open(args.json, "w") if args.json else sys.stdout
+    progress = sys.stderr.isatty()
+    seen, failed = set(), 0
+    with torch.no_grad():
+        for suite in args.suites:
+            for name, factory in peer.cases(suite):
+                if name in seen or (args.case and args.case not in name):
+                    continue
+                seen.add(name)
+                if progress:
+                    print(f"\r\033[K{suite}/{name} ...", end="", file=sys.stderr, flush=True)
+                try:
+                    bench = factory()
+                    us, lo, hi, n, reps = peer.measure(bench.run)
+                except (RuntimeError, MemoryError) as e:  # out of memory, unsupported op
+                    failed += 1
+                    line = dict(base, case=name, status="failed", error=str(e).splitlines()[0])
+                else:
+                    line = dict(base, case=name, us=round(us, 3), us_min=round(lo, 3),
+                                us_max=round(hi, 3), samples=n, reps=reps)
+                    if bench.unit:
+                        line[bench.unit] = round(bench.work / (us * 1e3), 3)
+                    if bench.note:
+                        line["note"] = bench.note
+                    line.update(extra)
+                finally:
+                    bench = None
+                    if peer.cuda:
+                        torch.cuda.empty_cache()
+                if progress:
+                    print("\r\033[K", end="", file=sys.stderr, flush=True)
+                print(json.dumps(line), file=out, flush=True)
+    if out is not sys.stdout:
+        out.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

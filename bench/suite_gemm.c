@@ -1,0 +1,20 @@
+/* gemm suite: square SGEMM across sizes (GFLOP/s = 2*S^3 / time) and the fused MLP layer
+ * relu(A*B + bias). Parameters: matmul p[0] = S; gemm_mlp_bias_relu p = {M, K, N}. */
+#include "bench_cases.h"
+
+static const bench_case gemm_cases[] = {
+    {"matmul/128", NULL, {128}, 0},
+    {"matmul/256", NULL, {256}, 0},
+    {"matmul/512", NULL, {512}, 0},
+    {"matmul/1024", NULL, {1024}, 0},
+    {"matmul/2048", NULL, {2048}, 0},
+    {"matmul/4096", NULL, {4096}, BENCH_GPU_ONLY},
+    {"matmul/8192", NULL, {8192}, BENCH_GPU_ONLY},
+    {"gemm_mlp_bias_relu/64x784x128", NULL, {64, 784, 128}, 0},
+    {"gemm_mlp_bias_relu/256x1024x1024", NULL, {256, 1024, 1024}, 0},
+    {"gemm_mlp_bias_relu/1000x128x128", NULL, {1000, 128, 128}, 0},
+    {"gemm_mlp_bias_relu/8192x512x2048", NULL, {8192, 512, 2048}, 0},
+};
+
+const bench_suite bench_suite_gemm = {"gemm", gemm_cases,
+                                      (int)(sizeof gemm_cases / sizeof gemm_cases[0])};

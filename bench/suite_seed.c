@@ -1,0 +1,22 @@
+/* seed suite: the exact cases of the benchmark that started the project (BENCHMARKS.md). Their setups
+ * are shared with the micro, gemm and conv suites (declare them in bench_cases.h when written).
+ * Parameters: matmul p[0] = S (S x S times S x S); 1-D ops p[0] = n;
+ * conv2d p = {n, c, h, w, o, k, stride, pad}. */
+#include "bench_cases.h"
+
+static const bench_case seed_cases[] = {
+    {"matmul/256", NULL, {256}, 0},
+    {"matmul/512", NULL, {512}, 0},
+    {"add/100000", NULL, {100000}, 0},
+    {"mul/100000", NULL, {100000}, 0},
+    {"add/1000000", NULL, {1000000}, 0},
+    {"mul/1000000", NULL, {1000000}, 0},
+    {"relu/1000000", NULL, {1000000}, 0},
+    {"sigmoid/1000000", NULL, {1000000}, 0},
+    {"sum/1000000", NULL, {1000000}, 0},
+    {"mean/1000000", NULL, {1000000}, 0},
+    {"conv2d/n1c16h64o32k3s1", NULL, {1, 16, 64, 64, 32, 3, 1, 1}, 0},
+};
+
+const bench_suite bench_suite_seed = {"seed", seed_cases,
+                                      (int)(sizeof seed_cases / sizeof seed_cases[0])};

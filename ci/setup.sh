@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what cltensor needs (Debian 12, as root) if anything is missing, then configures and builds
+# into build/. Sourced by ci/test.sh and ci/bench.sh; safe to run again.
+set -euo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+          libclblast-dev libclfft-dev check libsubunit-dev clinfo)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "ci/setup: installing ${missing[*]}"
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "ci/setup: run as root (apt-get install is needed)" >&2
+        exit 1
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=Release -DCLT_WERROR=ON >/dev/null
+cmake --build "$top/build" -j"$(nproc)"

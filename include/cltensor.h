@@ -1,0 +1,319 @@
+/*
+ * cltensor — a cross-vendor GPU compute backend over OpenCL for ML frameworks.
+ *
+ * Public C ABI. No OpenCL types appear here; interop lives in cltensor_cl.h.
+ *
+ * Execution model
+ *   A context owns one device, one in-order command queue and one buffer pool.
+ *   Every op only enqueues work and returns; the queue orders it. The calls that
+ *   block are: clt_tensor_read, clt_tensor_write (until the host data is copied
+ *   out of the caller's memory), clt_finish, clt_future_wait and clt_context_free.
+ *   Errors raised while the device executes surface at the next blocking call.
+ *
+ * Thread safety
+ *   A context (and everything created from it) is used by one thread at a time,
+ *   like a CUDA stream. Different contexts are independent and may be used
+ *   concurrently from different threads, also on the same device. Contexts on
+ *   the same device share one process-wide program cache, so a second context
+ *   compiles nothing that the first already built.
+ *
+ * Conventions
+ *   Every function that can fail returns clt_status. Constructors fill an out
+ *   parameter and set it to NULL on failure. _free(NULL) is a no-op. On any
+ *   failure nothing is enqueued and no argument is modified; clt_last_error()
+ *   then describes what went wrong. The library never aborts, exits or prints
+ *   (set CLT_LOG=debug to get a log on stderr).
+ *
+ * Environment (each also settable in clt_context_options, which wins)
+ *   CLT_DEVICE          device selection, see clt_context_options.device
+ *   CLT_DEVICE_PROFILE  "native" (default) or "gfx902"
+ *   CLT_MEMORY_LIMIT    pool cap in bytes; suffixes K, M, G (powers of 1024)
+ *   CLT_KERNEL_DIR      load cl_kernels/ sources from this directory
+ *   CLT_CACHE_DIR       on-disk program cache directory, or "off"
+ *   CLT_LOG             "debug" to log to stderr
+ */
+#ifndef CLTENSOR_H
+#define CLTENSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#define CLT_API __declspec(dllexport)
+#else
+#define CLT_API __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define CLT_VERSION_MAJOR 0
+#define CLT_VERSION_MINOR 1
+#define CLT_VERSION_PATCH 0
+#define CLT_VERSION_STRING "0.1.0"
+
+/** Version of the library actually loaded, e.g. "0.1.0". Never NULL. */
+CLT_API const char *clt_version_string(void);
+
+/* ----------------------------------------------------------------- status */
+
+/** Stable status codes: values never change once released. */
+typedef enum clt_status {
+    CLT_SUCCESS = 0,
+    CLT_ERR_INVALID_ARGUMENT = 1,      /* NULL handle, bad option or value */
+    CLT_ERR_INVALID_DTYPE = 2,         /* unknown dtype, or dtypes that do not match */
+    CLT_ERR_INVALID_SHAPE = 3,         /* bad ndim, negative dim, shapes that do not fit */
+    CLT_ERR_SIZE_OVERFLOW = 4,         /* element count or byte size overflows */
+    CLT_ERR_DEVICE_NOT_FOUND = 5,      /* no OpenCL device, or none matches the selection */
+    CLT_ERR_OUT_OF_DEVICE_MEMORY = 6,  /* pool cap reached, or the device refused */
+    CLT_ERR_OUT_OF_HOST_MEMORY = 7,    /* malloc failed */
+    CLT_ERR_BUILD_FAILED = 8,          /* a kernel did not compile; the build log is in clt_last_error */
+    CLT_ERR_OPENCL = 9,                /* an OpenCL call failed; its name is in clt_last_error */
+    CLT_ERR_NOT_READY = 10,            /* a future is not complete yet (not an error) */
+    CLT_ERR_UNSUPPORTED = 11,          /* valid request this device or build cannot do */
+    CLT_ERR_CONTEXT_MISMATCH = 12,     /* handles from different contexts mixed */
+    CLT_ERR_IO = 13,                   /* a file could not be read or written */
+    CLT_ERR_INVALID_AXIS = 14,         /* axis out of range */
+    CLT_ERR_ALIASING = 15              /* output overlaps an input where the op forbids it */
+} clt_status;
+
+/** Short constant name of a status ("CLT_ERR_INVALID_SHAPE"); unknown values give "CLT_ERR_UNKNOWN". */
+CLT_API const char *clt_status_string(clt_status status);
+
+/* ------------------------------------------------------------------ types */
+
+/** Element types. Values are stable. f32 is computed everywhere; the others are storage types
+ *  (create, fill, copy, read, write) until an op says otherwise. */
+typedef enum clt_dtype {
+    CLT_F32 = 1,
+    CLT_F16 = 2, /* IEEE binary16 storage */
+    CLT_I32 = 3,
+    CLT_U8 = 4
+} clt_dtype;
+
+#define CLT_MAX_DIMS 8
+
+/** Size in bytes of one element of dtype, or 0 for an unknown dtype. */
+CLT_API size_t clt_dtype_size(clt_dtype dtype);
+/** Name of a dtype ("f32"), or "unknown". */
+CLT_API const char *clt_dtype_name(clt_dtype dtype);
+
+typedef struct clt_context clt_context;
+typedef struct clt_tensor clt_tensor;
+typedef struct clt_future clt_future;
+
+/* ---------------------------------------------------------------- devices */
+
+typedef enum clt_device_type {
+    CLT_DEVICE_OTHER = 0,
+    CLT_DEVICE_CPU = 1,
+    CLT_DEVICE_GPU = 2,
+    CLT_DEVICE_ACCELERATOR = 3
+} clt_device_type;
+
+typedef enum clt_vendor {
+    CLT_VENDOR_OTHER = 0,
+    CLT_VENDOR_NVIDIA = 1,
+    CLT_VENDOR_AMD = 2,
+    CLT_VENDOR_INTEL = 3,
+    CLT_VENDOR_POCL = 4
+} clt_vendor;
+
+/** What a device is and can do, probed once per process. */
+typedef struct clt_device_info {
+    int platform_index;           /* position in clGetPlatformIDs order */
+    int device_index;             /* position within its platform */
+    int global_index;             /* position in the flat list across platforms */
+    clt_device_type type;
+    clt_vendor vendor;
+    char platform_name[128];
+    char platform_version[128];
+    char device_name[128];
+    char device_vendor[128];
+    char device_version[128];     /* "OpenCL 3.0 CUDA" */
+    char driver_version[128];
+    char opencl_c_version[64];    /* "OpenCL C 1.2 ..." */
+    uint32_t compute_units;
+    uint32_t max_clock_mhz;
+    uint64_t max_work_group_size;
+    uint32_t preferred_work_group_multiple; /* warp / wavefront / SIMD width hint */
+    uint64_t local_mem_bytes;
+    int local_mem_is_global;      /* "local" memory is really global (CPU devices) */
+    uint64_t global_mem_bytes;
+    uint64_t max_alloc_bytes;
+    int unified_memory;           /* host and device share memory (APU, CPU) */
+    int has_fp16;
+    int has_fp64;
+    int has_inline_ptx;           /* NVIDIA: asm("...") in OpenCL C builds and runs */
+    int has_subgroups;
+} clt_device_info;
+
+/** Number of OpenCL devices across all platforms (0 when there is no platform). */
+CLT_API clt_status clt_device_count(int *count);
+/** Capabilities of device `global_index` (0 .. count-1). */
+CLT_API clt_status clt_device_get_info(int global_index, clt_device_info *info);
+/** Resolve a selection string (see clt_context_options.device) to a device index, without creating
+ *  anything. NULL or "" means the default (CLT_DEVICE, else first GPU, else first CPU, else first device).
+ *  Returns CLT_ERR_DEVICE_NOT_FOUND when nothing matches. */
+CLT_API clt_status clt_device_select(const char *selection, int *global_index);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct clt_context_options {
+    /** Which device: NULL = $CLT_DEVICE, else first GPU, else CPU. Forms: "2" (flat index),
+     *  "1:0" (platform:device), "gpu" / "cpu" / "accelerator" (first of that type), or a
+     *  case-insensitive substring of "platform name / device name / platform version / device vendor"
+     *  ("nvidia", "pocl"). */
+    const char *device;
+    /** Device profile: NULL = $CLT_DEVICE_PROFILE, else "native". "gfx902" makes the library choose
+     *  kernels and parameters as it would on an AMD gfx902 APU (work-group <= 256, wave 64, local
+     *  memory budget 64 KiB but never more than the device has, zero-copy transfers). */
+    const char *profile;
+    /** Pool cap in bytes (device memory held: in use plus cached). 0 = $CLT_MEMORY_LIMIT, else none. */
+    uint64_t memory_limit;
+    /** Directory with cl_kernels sources to use instead of the embedded ones. NULL = $CLT_KERNEL_DIR. */
+    const char *kernel_dir;
+    /** On-disk program cache directory; "off" disables it. NULL = $CLT_CACHE_DIR, else
+     *  $XDG_CACHE_HOME/cltensor, else $HOME/.cache/cltensor. */
+    const char *cache_dir;
+} clt_context_options;
+
+/** Fill *opts with defaults (everything from the environment). */
+CLT_API void clt_context_options_init(clt_context_options *opts);
+
+/** Create a context on the selected device. opts may be NULL (defaults).
+ *  Statuses: CLT_ERR_DEVICE_NOT_FOUND, CLT_ERR_INVALID_ARGUMENT (bad profile or memory limit string),
+ *  CLT_ERR_OPENCL, CLT_ERR_OUT_OF_HOST_MEMORY. On failure *out is NULL and clt_last_error(NULL) says why. */
+CLT_API clt_status clt_context_create(const clt_context_options *opts, clt_context **out);
+/** Wait for all work, then release everything the context owns, including tensors and futures
+ *  still alive (their handles become invalid: do not use or free them afterwards; wrapped user
+ *  buffers get their reference back). */
+CLT_API void clt_context_free(clt_context *ctx);
+/** Block until all enqueued work is done. Returns the first execution error, if any. */
+CLT_API clt_status clt_finish(clt_context *ctx);
+/** Submit enqueued work to the device without waiting. */
+CLT_API clt_status clt_flush(clt_context *ctx);
+
+/** Detailed message of the last failure on ctx (which call, which argument, expected vs got, the
+ *  OpenCL error name, the build log). With ctx == NULL: the calling thread's last failure of a call
+ *  that had no context (clt_context_create, clt_device_*). Never NULL; "" when nothing failed. */
+CLT_API const char *clt_last_error(const clt_context *ctx);
+
+/** The device of ctx. */
+CLT_API clt_status clt_context_device_info(const clt_context *ctx, clt_device_info *info);
+
+/** The limits a context actually uses: the device's, narrowed by the profile. */
+typedef struct clt_context_limits {
+    char profile[32];           /* "native" or "gfx902" */
+    uint64_t max_work_group_size;
+    uint32_t wave_width;        /* 32 NVIDIA, 64 AMD/gfx902, SIMD width hint elsewhere */
+    uint64_t local_mem_budget;  /* bytes a kernel may plan to use */
+    int zero_copy;              /* transfers map memory instead of copying through staging */
+    uint64_t memory_limit;      /* pool cap, 0 = none */
+    char kernel_dir[512];       /* "" = embedded sources */
+    char cache_dir[512];        /* "" when the disk cache is off */
+} clt_context_limits;
+
+CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits);
+
+/* ------------------------------------------------------------ buffer pool */
+
+typedef struct clt_pool_stats {
+    uint64_t bytes_in_use;   /* held by live tensors (rounded to size classes) */
+    uint64_t bytes_cached;   /* freed, kept for reuse */
+    uint64_t peak_bytes_in_use;
+    uint64_t hits;           /* allocations served from the cache */
+    uint64_t misses;         /* allocations that created a new device buffer */
+    uint64_t limit;          /* cap on in_use + cached, 0 = none */
+} clt_pool_stats;
+
+CLT_API clt_status clt_pool_get_stats(const clt_context *ctx, clt_pool_stats *stats);
+/** Release every cached (unused) device buffer. Buffers in use are untouched. */
+CLT_API clt_status clt_pool_trim(clt_context *ctx);
+
+/* ---------------------------------------------------------- program cache */
+
+typedef struct clt_program_cache_stats {
+    uint64_t memory_hits;    /* programs found already built in this process */
+    uint64_t disk_loads;     /* programs loaded from the on-disk binary cache */
+    uint64_t source_builds;  /* programs compiled from source */
+    uint64_t disk_writes;    /* binaries written to the disk cache */
+    uint64_t disk_rejects;   /* disk cache files ignored (corrupt, foreign, failed to load) */
+    uint64_t disk_files;     /* files now in the context's cache directory */
+    uint64_t disk_bytes;     /* their total size */
+} clt_program_cache_stats;
+
+/** Counters of the process-wide program cache of ctx's device (shared by all its contexts). */
+CLT_API clt_status clt_program_cache_get_stats(const clt_context *ctx, clt_program_cache_stats *stats);
+
+/* ---------------------------------------------------------------- tensors */
+
+/** Create an uninitialised contiguous tensor. ndim 0..CLT_MAX_DIMS (0 = scalar); dims >= 0 (0 makes
+ *  an empty tensor). Statuses: CLT_ERR_INVALID_ARGUMENT, CLT_ERR_INVALID_DTYPE, CLT_ERR_INVALID_SHAPE,
+ *  CLT_ERR_SIZE_OVERFLOW, CLT_ERR_OUT_OF_DEVICE_MEMORY. */
+CLT_API clt_status clt_tensor_create(clt_context *ctx, clt_dtype dtype, int ndim, const int64_t *shape,
+                                     clt_tensor **out);
+/** Create a tensor and copy `bytes` of host data into it (bytes must equal its size). Blocks only
+ *  until the host data has been copied out of `data`. */
+CLT_API clt_status clt_tensor_create_from_host(clt_context *ctx, clt_dtype dtype, int ndim,
+                                               const int64_t *shape, const void *data, size_t bytes,
+                                               clt_tensor **out);
+/** Release the tensor. Its memory returns to the pool once no view refers to it; work already
+ *  enqueued on it still completes correctly. */
+CLT_API void clt_tensor_free(clt_tensor *t);
+
+/** Copy host data into t (bytes must equal clt_tensor_nbytes). Ordered after earlier ops on the
+ *  queue; returns once `data` may be reused. */
+CLT_API clt_status clt_tensor_write(clt_tensor *t, const void *data, size_t bytes);
+/** Blocking read of the whole tensor (bytes must equal clt_tensor_nbytes). Also reports execution
+ *  errors of earlier work. */
+CLT_API clt_status clt_tensor_read(const clt_tensor *t, void *data, size_t bytes);
+/** Asynchronous read of elements [first, first+count) into library-owned pinned host memory.
+ *  Returns at once; the future completes when the queue reaches the read. Small reads (a loss)
+ *  use a ring of pinned slots, so reading a scalar every step never stalls the queue. */
+CLT_API clt_status clt_tensor_read_async(const clt_tensor *t, int64_t first, int64_t count,
+                                         clt_future **out);
+
+/** CLT_SUCCESS if complete, CLT_ERR_NOT_READY if not yet, or the execution error. Never blocks. */
+CLT_API clt_status clt_future_poll(clt_future *f);
+/** Block until complete; returns the execution status. */
+CLT_API clt_status clt_future_wait(clt_future *f);
+/** The data of a complete future (waits first if needed): copies `bytes` (== count * element size)
+ *  into dst. */
+CLT_API clt_status clt_future_get(clt_future *f, void *dst, size_t bytes);
+/** Release a future (waits for its read to finish if it is still in flight). */
+CLT_API void clt_future_free(clt_future *f);
+
+/** Set every element to value (converted to t's dtype: rounded to nearest for f16, truncated toward
+ *  zero and saturated for integers). */
+CLT_API clt_status clt_tensor_fill(clt_tensor *t, double value);
+/** Fill an f32 tensor with uniform random values in [lo, hi) from a counter-based generator:
+ *  the same seed gives the same values on every device. */
+CLT_API clt_status clt_tensor_fill_uniform(clt_tensor *t, uint64_t seed, float lo, float hi);
+/** dst = src. Same dtype and element count (shapes may differ). dst may not partly overlap src
+ *  (CLT_ERR_ALIASING); when both cover exactly the same memory (a tensor and its reshape view) the
+ *  copy is the identity and nothing is enqueued. Different contexts: CLT_ERR_CONTEXT_MISMATCH. */
+CLT_API clt_status clt_tensor_copy(clt_tensor *dst, const clt_tensor *src);
+/** A view of t with another shape and the same element count, sharing t's memory. One dim may be -1
+ *  (inferred). The view stays valid after t is freed. */
+CLT_API clt_status clt_tensor_reshape(const clt_tensor *t, int ndim, const int64_t *shape,
+                                      clt_tensor **out);
+
+CLT_API clt_context *clt_tensor_context(const clt_tensor *t);
+CLT_API clt_dtype clt_tensor_dtype(const clt_tensor *t);
+/** Number of dims, or -1 for NULL. */
+CLT_API int clt_tensor_ndim(const clt_tensor *t);
+/** Size of dim `axis` (negative counts from the end), or -1 when out of range. */
+CLT_API int64_t clt_tensor_dim(const clt_tensor *t, int axis);
+/** Copies the shape into shape[0..ndim-1]; returns ndim (or -1 for NULL). */
+CLT_API int clt_tensor_shape(const clt_tensor *t, int64_t *shape);
+CLT_API int64_t clt_tensor_numel(const clt_tensor *t);
+CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLTENSOR_H */

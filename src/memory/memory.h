@@ -1,0 +1,56 @@
+/* Memory layer: the per-context buffer pool and host<->device transfers (pinned staging on discrete
+ * devices, map/unmap on unified-memory ones), including asynchronous reads into pinned slots.
+ * Internal. All functions take the owning context for error reporting. */
+#ifndef CLT_MEMORY_H
+#define CLT_MEMORY_H
+
+#include "runtime/runtime.h"
+
+/* ------------------------------------------------------------- pool.c */
+
+/* One device buffer handed out by the pool. `bytes` is the size-class size (>= the request). */
+typedef struct clt_block {
+    cl_mem mem;
+    size_t bytes;
+    struct clt_block *prev, *next; /* in the pool's in-use list or a size class's free list */
+} clt_block;
+
+/* limit: cap on bytes in use + cached, 0 = none. */
+clt_status clt__pool_create(clt_context *ctx, uint64_t limit, struct clt_pool **out);
+/* Releases every buffer, cached or still in use. */
+void clt__pool_destroy(struct clt_pool *pool);
+/* A buffer of at least `bytes` (bytes may be 0: gives the smallest class). Reuses a cached buffer of
+ * the same size class at once: the in-order queue orders its old and new uses. Over the cap or when
+ * the device refuses: trims the cache and retries once, then CLT_ERR_OUT_OF_DEVICE_MEMORY, with the
+ * pool unchanged. */
+clt_status clt__pool_alloc(clt_context *ctx, size_t bytes, clt_block **out);
+/* Return a block to the cache. */
+void clt__pool_release(clt_context *ctx, clt_block *block);
+void clt__pool_get_stats(const struct clt_pool *pool, clt_pool_stats *stats);
+void clt__pool_trim(struct clt_pool *pool);
+/* The size class a request of `bytes` is rounded up to. */
+size_t clt__pool_class_bytes(size_t bytes);
+
+/* --------------------------------------------------------- transfer.c */
+
+/* Staging state of a context. Pinned buffers are created lazily on the first transfer that needs them. */
+clt_status clt__transfer_create(clt_context *ctx, struct clt_transfer **out);
+/* Waits for transfers in flight, then releases everything. */
+void clt__transfer_destroy(clt_context *ctx, struct clt_transfer *tr);
+
+/* Copy host memory into buf at offset. Ordered after earlier work on the queue; returns once `src`
+ * may be reused (the data sits in staging or is already on the device). */
+clt_status clt__transfer_write(clt_context *ctx, cl_mem buf, size_t offset, const void *src,
+                               size_t bytes);
+/* Blocking read of buf[offset, offset+bytes) into dst, ordered after earlier work. Reports execution
+ * errors of earlier work. */
+clt_status clt__transfer_read(clt_context *ctx, cl_mem buf, size_t offset, void *dst, size_t bytes);
+
+/* ----------------------------------------------------------- future.c */
+
+/* Enqueue a non-blocking read of buf[offset, offset+bytes) into library-owned host memory (a pinned
+ * ring slot for small reads) and return a future for it (public clt_future API). */
+clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                            clt_future **out);
+
+#endif /* CLT_MEMORY_H */

@@ -1,0 +1,17 @@
+/* Launch helpers shared by every op: one place decides work-group and grid sizes. Internal. */
+#ifndef CLT_LAUNCH_H
+#define CLT_LAUNCH_H
+
+#include "runtime/runtime.h"
+
+/* Enqueue a 1-D grid-stride kernel over `items` work items (its arguments already set). Picks a
+ * work-group size within the context's limits and the kernel's own CL_KERNEL_WORK_GROUP_SIZE, and
+ * caps the grid at a few waves per compute unit (the kernel loops over the rest). items == 0
+ * enqueues nothing. `who` names the public call for error messages. */
+clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who);
+
+/* clSetKernelArg with an error message naming the op and argument index. */
+clt_status clt__set_arg(clt_context *ctx, cl_kernel kernel, cl_uint index, size_t size,
+                        const void *value, const char *who);
+
+#endif

@@ -1,0 +1,204 @@
+/* Contexts: option resolution (options, then environment, then defaults), creation and teardown,
+ * and the few blocking calls that are not transfers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/memory.h"
+#include "program/program.h"
+#include "runtime/runtime.h"
+#include "tensor/tensor.h"
+
+const char *clt_version_string(void) { return CLT_VERSION_STRING; }
+
+void clt_context_options_init(clt_context_options *opts)
+{
+    if (opts)
+        memset(opts, 0, sizeof *opts);
+}
+
+int clt__parse_bytes(const char *text, uint64_t *bytes)
+{
+    if (!text || !*text)
+        return -1;
+    uint64_t v = 0;
+    const char *p = text;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (v > (UINT64_MAX - 9) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*p - '0');
+    }
+    unsigned shift = 0;
+    switch (*p) {
+    case '\0': break;
+    case 'k': case 'K': shift = 10; p++; break;
+    case 'm': case 'M': shift = 20; p++; break;
+    case 'g': case 'G': shift = 30; p++; break;
+    case 't': case 'T': shift = 40; p++; break;
+    default: return -1;
+    }
+    if (*p == 'i' || *p == 'B' || *p == 'b') { /* accept "MiB", "MB", "M" alike: powers of 1024 */
+        if (*p == 'i')
+            p++;
+        if (*p == 'B' || *p == 'b')
+            p++;
+    }
+    if (*p != '\0' || (shift && v > (UINT64_MAX >> shift)))
+        return -1;
+    *bytes = v << shift;
+    return 0;
+}
+
+static const char *env_or(const char *option, const char *env_name)
+{
+    if (option)
+        return option;
+    const char *v = getenv(env_name);
+    return v && *v ? v : NULL;
+}
+
+static void resolve_cache_dir(const char *option, char *out, size_t size)
+{
+    const char *dir = env_or(option, "CLT_CACHE_DIR");
+    out[0] = '\0';
+    if (dir) {
+        if (strcmp(dir, "off") != 0)
+            snprintf(out, size, "%s", dir);
+        return;
+    }
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    const char *home = getenv("HOME");
+    if (xdg && *xdg)
+        snprintf(out, size, "%s/cltensor", xdg);
+    else if (home && *home)
+        snprintf(out, size, "%s/.cache/cltensor", home);
+}
+
+static void context_destroy(clt_context *ctx)
+{
+    if (ctx->queue)
+        clFinish(ctx->queue);
+    clt__tensor_release_all(ctx);
+    if (ctx->transfer)
+        clt__transfer_destroy(ctx, ctx->transfer);
+    if (ctx->kernels)
+        clt__kernel_map_destroy(ctx->kernels);
+    if (ctx->pool)
+        clt__pool_destroy(ctx->pool);
+    if (ctx->queue)
+        clReleaseCommandQueue(ctx->queue);
+    if (ctx->dev)
+        clt__device_state_release(ctx->dev);
+    free(ctx->error);
+    free(ctx);
+}
+
+/* A failure during creation: move the message to the thread slot (the context is going away). */
+static clt_status creation_failed(clt_context *ctx, clt_status st)
+{
+    if (ctx->error && ctx->error[0])
+        clt__fail(NULL, st, "clt_context_create: %s", ctx->error);
+    context_destroy(ctx);
+    return st;
+}
+
+clt_status clt_context_create(const clt_context_options *opts, clt_context **out)
+{
+    if (!out)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_context_create: out is NULL");
+    *out = NULL;
+    clt_context_options defaults;
+    clt_context_options_init(&defaults);
+    if (!opts)
+        opts = &defaults;
+
+    uint64_t limit = opts->memory_limit;
+    if (limit == 0) {
+        const char *env = getenv("CLT_MEMORY_LIMIT");
+        if (env && *env && clt__parse_bytes(env, &limit) != 0)
+            return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
+                             "clt_context_create: CLT_MEMORY_LIMIT=\"%s\" is not a byte count "
+                             "(expected e.g. 1048576, 512M, 2G)", env);
+    }
+    int index;
+    clt_status st = clt__device_resolve(opts->device, &index);
+    if (st != CLT_SUCCESS)
+        return st;
+    const clt_device_entry *list;
+    int n;
+    clt__device_list(&list, &n);
+    clt_context_limits limits;
+    memset(&limits, 0, sizeof limits);
+    st = clt__profile_limits(&list[index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"), &limits);
+    if (st != CLT_SUCCESS)
+        return st;
+    limits.memory_limit = limit;
+    const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
+    snprintf(limits.kernel_dir, sizeof limits.kernel_dir, "%s", kdir ? kdir : "");
+    resolve_cache_dir(opts->cache_dir, limits.cache_dir, sizeof limits.cache_dir);
+
+    clt_context *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return clt__fail(NULL, CLT_ERR_OUT_OF_HOST_MEMORY, "clt_context_create: out of host memory");
+    ctx->limits = limits;
+    st = clt__device_state_acquire(index, &ctx->dev);
+    if (st != CLT_SUCCESS) {
+        free(ctx);
+        return st;
+    }
+    cl_int err;
+    ctx->queue = clCreateCommandQueue(ctx->dev->cl_ctx, ctx->dev->entry->device, 0, &err);
+    if (err != CL_SUCCESS)
+        return creation_failed(ctx, clt__cl_fail(ctx, err, "clCreateCommandQueue"));
+    if ((st = clt__pool_create(ctx, limit, &ctx->pool)) != CLT_SUCCESS ||
+        (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
+        (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS)
+        return creation_failed(ctx, st);
+    clt__log("context on device %d (%s), profile %s, cache %s", index,
+             ctx->dev->entry->info.device_name, limits.profile,
+             limits.cache_dir[0] ? limits.cache_dir : "off");
+    *out = ctx;
+    return CLT_SUCCESS;
+}
+
+void clt_context_free(clt_context *ctx)
+{
+    if (ctx)
+        context_destroy(ctx);
+}
+
+clt_status clt_finish(clt_context *ctx)
+{
+    if (!ctx)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_finish: ctx is NULL");
+    cl_int err = clFinish(ctx->queue);
+    return err == CL_SUCCESS ? CLT_SUCCESS : clt__cl_fail(ctx, err, "clt_finish: clFinish");
+}
+
+clt_status clt_flush(clt_context *ctx)
+{
+    if (!ctx)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_flush: ctx is NULL");
+    cl_int err = clFlush(ctx->queue);
+    return err == CL_SUCCESS ? CLT_SUCCESS : clt__cl_fail(ctx, err, "clt_flush: clFlush");
+}
+
+clt_status clt_context_device_info(const clt_context *ctx, clt_device_info *info)
+{
+    if (!ctx || !info)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_device_info: %s is NULL",
+                         ctx ? "info" : "ctx");
+    *info = ctx->dev->entry->info;
+    return CLT_SUCCESS;
+}
+
+clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits)
+{
+    if (!ctx || !limits)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_get_limits: %s is NULL",
+                         ctx ? "limits" : "ctx");
+    *limits = ctx->limits;
+    return CLT_SUCCESS;
+}

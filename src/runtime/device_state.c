@@ -1,0 +1,84 @@
+/* Process-wide shared state per device: one cl_context and one program cache, reference counted,
+ * so that every cltensor context on a device shares compiled programs. */
+#include <stdlib.h>
+
+#include "program/program.h"
+#include "runtime/runtime.h"
+
+#define MAX_STATES 64
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static clt_device_state *states[MAX_STATES];
+
+clt_status clt__device_state_acquire(int global_index, clt_device_state **out)
+{
+    const clt_device_entry *list;
+    int n;
+    clt_status st = clt__device_list(&list, &n);
+    if (st != CLT_SUCCESS)
+        return st;
+    if (global_index < 0 || global_index >= n || global_index >= MAX_STATES)
+        return clt__fail(NULL, CLT_ERR_DEVICE_NOT_FOUND, "device index %d out of range", global_index);
+
+    pthread_mutex_lock(&registry_lock);
+    clt_device_state *ds = states[global_index];
+    if (ds) {
+        pthread_mutex_lock(&ds->lock);
+        ds->refcount++;
+        pthread_mutex_unlock(&ds->lock);
+        pthread_mutex_unlock(&registry_lock);
+        *out = ds;
+        return CLT_SUCCESS;
+    }
+    ds = calloc(1, sizeof *ds);
+    if (!ds) {
+        pthread_mutex_unlock(&registry_lock);
+        return clt__fail(NULL, CLT_ERR_OUT_OF_HOST_MEMORY, "device state: out of host memory");
+    }
+    ds->global_index = global_index;
+    ds->entry = &list[global_index];
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ds->entry->platform,
+                                     0};
+    cl_int err;
+    ds->cl_ctx = clCreateContext(props, 1, &ds->entry->device, NULL, NULL, &err);
+    if (err != CL_SUCCESS) {
+        free(ds);
+        pthread_mutex_unlock(&registry_lock);
+        return clt__cl_fail(NULL, err, "clCreateContext");
+    }
+    pthread_mutex_init(&ds->lock, NULL);
+    st = clt__program_cache_create(ds, &ds->programs);
+    if (st != CLT_SUCCESS) {
+        clReleaseContext(ds->cl_ctx);
+        pthread_mutex_destroy(&ds->lock);
+        free(ds);
+        pthread_mutex_unlock(&registry_lock);
+        return st;
+    }
+    ds->refcount = 1;
+    states[global_index] = ds;
+    pthread_mutex_unlock(&registry_lock);
+    clt__log("device %d (%s) opened", global_index, ds->entry->info.device_name);
+    *out = ds;
+    return CLT_SUCCESS;
+}
+
+void clt__device_state_release(clt_device_state *ds)
+{
+    if (!ds)
+        return;
+    pthread_mutex_lock(&registry_lock);
+    pthread_mutex_lock(&ds->lock);
+    int left = --ds->refcount;
+    pthread_mutex_unlock(&ds->lock);
+    if (left == 0) {
+        /* The last context is gone: programs and the cl_context go too; the disk cache keeps the
+         * binaries for the next process or context. */
+        states[ds->global_index] = NULL;
+        clt__program_cache_destroy(ds->programs);
+        clReleaseContext(ds->cl_ctx);
+        pthread_mutex_destroy(&ds->lock);
+        free(ds);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}

@@ -1,0 +1,98 @@
+/* Runtime layer: errors and logging, device discovery, shared per-device state, the context.
+ * Internal: nothing here is exported. Internal functions use the prefix clt__ (two underscores). */
+#ifndef CLT_RUNTIME_H
+#define CLT_RUNTIME_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cltensor.h"
+
+struct clt_pool;
+struct clt_transfer;
+struct clt_program_cache;
+struct clt_kernel_map;
+
+/* ------------------------------------------------------------ errors.c */
+
+/* Record a failure message on ctx (or, when ctx is NULL, in the calling thread's context-less slot)
+ * and return st, so call sites read: return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "clt_x: ...", ...). */
+clt_status clt__fail(const clt_context *ctx, clt_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Same with a va_list. */
+clt_status clt__vfail(const clt_context *ctx, clt_status st, const char *fmt, va_list ap);
+/* Prepend "who: " to the message already recorded (by a lower layer that cannot know which public
+ * call reached it) and return st. */
+clt_status clt__prefix_error(const clt_context *ctx, clt_status st, const char *who);
+/* An OpenCL call failed: message "<what>: CL_NAME (code)". Status: CLT_ERR_OUT_OF_DEVICE_MEMORY for
+ * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_RESOURCES, CLT_ERR_OUT_OF_HOST_MEMORY for
+ * CL_OUT_OF_HOST_MEMORY, CLT_ERR_OPENCL otherwise. */
+clt_status clt__cl_fail(const clt_context *ctx, cl_int err, const char *what);
+/* "CL_INVALID_VALUE" etc.; "CL_UNKNOWN_ERROR" for codes it does not know. */
+const char *clt__cl_error_name(cl_int err);
+
+/* Logging to stderr, only when CLT_LOG=debug. */
+int clt__log_enabled(void);
+void clt__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------------ device.c */
+
+typedef struct clt_device_entry {
+    cl_platform_id platform;
+    cl_device_id device;
+    clt_device_info info;
+} clt_device_entry;
+
+/* All devices of all platforms, probed once per process (thread-safe). count may be 0. */
+clt_status clt__device_list(const clt_device_entry **list, int *count);
+/* Resolve a selection string (public clt_device_select semantics) against the list. */
+clt_status clt__device_resolve(const char *selection, int *global_index);
+
+/* ----------------------------------------------------- device_state.c */
+
+/* Process-wide state of one device, shared by every context on it: one cl_context (so programs
+ * can be shared) and the program cache. Reference counted; the last release frees it. */
+typedef struct clt_device_state {
+    int global_index;
+    const clt_device_entry *entry;
+    cl_context cl_ctx;
+    pthread_mutex_t lock; /* guards programs and refcount */
+    int refcount;
+    struct clt_program_cache *programs;
+} clt_device_state;
+
+clt_status clt__device_state_acquire(int global_index, clt_device_state **out);
+void clt__device_state_release(clt_device_state *ds);
+
+/* ----------------------------------------------------------- profile.c */
+
+/* Effective limits of a context: the device's, narrowed by the named profile ("native", "gfx902").
+ * Returns CLT_ERR_INVALID_ARGUMENT for an unknown profile name. */
+clt_status clt__profile_limits(const clt_device_info *info, const char *profile,
+                               clt_context_limits *limits);
+
+/* ----------------------------------------------------------- context.c */
+
+struct clt_context {
+    clt_device_state *dev;
+    cl_command_queue queue;
+    clt_context_limits limits;
+    struct clt_pool *pool;
+    struct clt_transfer *transfer;
+    struct clt_kernel_map *kernels; /* this context's cl_kernel objects (not thread-safe to share) */
+    struct clt_tensor *tensors;     /* live tensor handles, released with the context */
+    char *error;                    /* last failure message, heap, grows as needed */
+    size_t error_cap;
+};
+
+/* Parse "123", "64K", "512M", "2G" (powers of 1024). Returns 0 on success. */
+int clt__parse_bytes(const char *text, uint64_t *bytes);
+
+/* Case-insensitive substring search. */
+int clt__contains_nocase(const char *haystack, const char *needle);
+
+#endif /* CLT_RUNTIME_H */

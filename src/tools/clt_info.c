@@ -1,0 +1,321 @@
+/* clt-info: what cltensor sees. Every OpenCL device and its capabilities, which one a context would
+ * pick, and the limits and program cache of a context created there. Uses the public API only. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cltensor.h"
+
+typedef struct info_options {
+    int json;
+    int list;
+    const char *device;  /* NULL: the library's default selection ($CLT_DEVICE, ...) */
+    const char *profile; /* NULL: $CLT_DEVICE_PROFILE, else native */
+} info_options;
+
+static void usage(FILE *f) {
+    fprintf(f,
+            "usage: clt-info [--json | --list] [--device SEL] [--profile NAME]\n"
+            "  (no option)     every platform and device, the selected one marked, and the limits\n"
+            "                  of a context created on it\n"
+            "  --json          the same as one JSON object\n"
+            "  --list          one line per device: <index> <platform>:<device> <type> <platform> / <device>\n"
+            "  --device SEL    select as clt_context_options.device: \"2\", \"1:0\", \"gpu\", \"cpu\",\n"
+            "                  or a substring of \"platform / device\" (default: $CLT_DEVICE)\n"
+            "  --profile NAME  device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
+            "  --help          this text\n"
+            "exit status: 0 ok, 1 failure\n");
+}
+
+static const char *type_name(clt_device_type t) {
+    switch (t) {
+    case CLT_DEVICE_CPU: return "cpu";
+    case CLT_DEVICE_GPU: return "gpu";
+    case CLT_DEVICE_ACCELERATOR: return "accelerator";
+    default: return "other";
+    }
+}
+
+static const char *vendor_name(clt_vendor v) {
+    switch (v) {
+    case CLT_VENDOR_NVIDIA: return "nvidia";
+    case CLT_VENDOR_AMD: return "amd";
+    case CLT_VENDOR_INTEL: return "intel";
+    case CLT_VENDOR_POCL: return "pocl";
+    default: return "other";
+    }
+}
+
+/* "1.5 GiB" style, into buf. */
+static const char *human_bytes(uint64_t b, char *buf, size_t cap) {
+    static const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)b;
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        u++;
+    }
+    if (u == 0)
+        snprintf(buf, cap, "%llu B", (unsigned long long)b);
+    else
+        snprintf(buf, cap, "%.1f %s", v, units[u]);
+    return buf;
+}
+
+static const char *yes_no(int v) { return v ? "yes" : "no"; }
+
+/* A JSON string literal: quotes, backslashes and control characters escaped. */
+static void json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* ------------------------------------------------------------------ text output */
+
+static void print_device_text(const clt_device_info *d, int selected) {
+    char b1[32], b2[32], b3[32];
+    printf("  [%d] %d:%d %s%s\n", d->global_index, d->platform_index, d->device_index, d->device_name,
+           selected ? "   <- selected" : "");
+    printf("      vendor            %s (%s)\n", vendor_name(d->vendor), d->device_vendor);
+    printf("      type              %s\n", type_name(d->type));
+    printf("      compute units     %u @ %u MHz\n", d->compute_units, d->max_clock_mhz);
+    printf("      max work-group    %llu (multiple %u)\n", (unsigned long long)d->max_work_group_size,
+           d->preferred_work_group_multiple);
+    printf("      local memory      %s%s\n", human_bytes(d->local_mem_bytes, b1, sizeof b1),
+           d->local_mem_is_global ? " (global memory)" : "");
+    printf("      global memory     %s, max alloc %s\n", human_bytes(d->global_mem_bytes, b2, sizeof b2),
+           human_bytes(d->max_alloc_bytes, b3, sizeof b3));
+    printf("      unified memory    %s\n", yes_no(d->unified_memory));
+    printf("      fp16 / fp64       %s / %s\n", yes_no(d->has_fp16), yes_no(d->has_fp64));
+    printf("      inline PTX        %s\n", yes_no(d->has_inline_ptx));
+    printf("      subgroups         %s\n", yes_no(d->has_subgroups));
+    printf("      device version    %s\n", d->device_version);
+    printf("      OpenCL C          %s\n", d->opencl_c_version);
+    printf("      driver            %s\n", d->driver_version);
+}
+
+static void print_context_text(const clt_device_info *d, const clt_context_limits *l,
+                               const clt_program_cache_stats *cs) {
+    char b1[32], b2[32], b3[32];
+    printf("\nContext on [%d] %s\n", d->global_index, d->device_name);
+    printf("  profile             %s\n", l->profile);
+    printf("  max work-group      %llu\n", (unsigned long long)l->max_work_group_size);
+    printf("  wave width          %u\n", l->wave_width);
+    printf("  local memory budget %s\n", human_bytes(l->local_mem_budget, b1, sizeof b1));
+    printf("  zero-copy           %s\n", yes_no(l->zero_copy));
+    printf("  memory limit        %s\n",
+           l->memory_limit ? human_bytes(l->memory_limit, b2, sizeof b2) : "none");
+    printf("  kernel sources      %s\n", l->kernel_dir[0] ? l->kernel_dir : "embedded");
+    printf("  program cache       %s\n", l->cache_dir[0] ? l->cache_dir : "off");
+    if (l->cache_dir[0])
+        printf("  cache contents      %llu files, %s\n", (unsigned long long)cs->disk_files,
+               human_bytes(cs->disk_bytes, b3, sizeof b3));
+}
+
+/* ------------------------------------------------------------------ JSON output */
+
+static void print_device_json(const clt_device_info *d) {
+    printf("{\"global_index\":%d,\"platform_index\":%d,\"device_index\":%d,", d->global_index,
+           d->platform_index, d->device_index);
+    printf("\"type\":\"%s\",\"vendor\":\"%s\",\"platform_name\":", type_name(d->type),
+           vendor_name(d->vendor));
+    json_string(stdout, d->platform_name);
+    printf(",\"platform_version\":");
+    json_string(stdout, d->platform_version);
+    printf(",\"device_name\":");
+    json_string(stdout, d->device_name);
+    printf(",\"device_vendor\":");
+    json_string(stdout, d->device_vendor);
+    printf(",\"device_version\":");
+    json_string(stdout, d->device_version);
+    printf(",\"driver_version\":");
+    json_string(stdout, d->driver_version);
+    printf(",\"opencl_c_version\":");
+    json_string(stdout, d->opencl_c_version);
+    printf(",\"compute_units\":%u,\"max_clock_mhz\":%u,\"max_work_group_size\":%llu,"
+           "\"preferred_work_group_multiple\":%u,\"local_mem_bytes\":%llu,\"local_mem_is_global\":%s,"
+           "\"global_mem_bytes\":%llu,\"max_alloc_bytes\":%llu,\"unified_memory\":%s,"
+           "\"fp16\":%s,\"fp64\":%s,\"inline_ptx\":%s,\"subgroups\":%s}",
+           d->compute_units, d->max_clock_mhz, (unsigned long long)d->max_work_group_size,
+           d->preferred_work_group_multiple, (unsigned long long)d->local_mem_bytes,
+           d->local_mem_is_global ? "true" : "false", (unsigned long long)d->global_mem_bytes,
+           (unsigned long long)d->max_alloc_bytes, d->unified_memory ? "true" : "false",
+           d->has_fp16 ? "true" : "false", d->has_fp64 ? "true" : "false",
+           d->has_inline_ptx ? "true" : "false", d->has_subgroups ? "true" : "false");
+}
+
+static void print_context_json(const clt_context_limits *l, const clt_program_cache_stats *cs) {
+    printf("{\"profile\":");
+    json_string(stdout, l->profile);
+    printf(",\"max_work_group_size\":%llu,\"wave_width\":%u,\"local_mem_budget\":%llu,"
+           "\"zero_copy\":%s,\"memory_limit\":%llu,\"kernel_dir\":",
+           (unsigned long long)l->max_work_group_size, l->wave_width,
+           (unsigned long long)l->local_mem_budget, l->zero_copy ? "true" : "false",
+           (unsigned long long)l->memory_limit);
+    if (l->kernel_dir[0])
+        json_string(stdout, l->kernel_dir);
+    else
+        printf("null");
+    printf(",\"cache_dir\":");
+    if (l->cache_dir[0])
+        json_string(stdout, l->cache_dir);
+    else
+        printf("null");
+    printf(",\"cache\":{\"disk_files\":%llu,\"disk_bytes\":%llu,\"memory_hits\":%llu,"
+           "\"disk_loads\":%llu,\"source_builds\":%llu,\"disk_writes\":%llu,\"disk_rejects\":%llu}}",
+           (unsigned long long)cs->disk_files, (unsigned long long)cs->disk_bytes,
+           (unsigned long long)cs->memory_hits, (unsigned long long)cs->disk_loads,
+           (unsigned long long)cs->source_builds, (unsigned long long)cs->disk_writes,
+           (unsigned long long)cs->disk_rejects);
+}
+
+/* ------------------------------------------------------------------ main */
+
+static int parse_args(int argc, char **argv, info_options *o) {
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = 1;
+        } else if ((strcmp(a, "--device") == 0 || strcmp(a, "--profile") == 0) && i + 1 < argc) {
+            if (a[2] == 'd')
+                o->device = argv[++i];
+            else
+                o->profile = argv[++i];
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            exit(0);
+        } else {
+            fprintf(stderr, "clt-info: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 1;
+        }
+    }
+    if (o->json && o->list) {
+        fprintf(stderr, "clt-info: --json and --list exclude each other\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int fail(const char *what, clt_status st, const clt_context *ctx) {
+    fprintf(stderr, "clt-info: %s: %s: %s\n", what, clt_status_string(st), clt_last_error(ctx));
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    info_options o = {0};
+    if (parse_args(argc, argv, &o) != 0)
+        return 1;
+
+    int count = 0;
+    clt_status st = clt_device_count(&count);
+    if (st != CLT_SUCCESS)
+        return fail("clt_device_count", st, NULL);
+    if (count == 0) {
+        fprintf(stderr, "clt-info: no OpenCL devices found (is an ICD installed? see clinfo -l)\n");
+        return 1;
+    }
+    clt_device_info *devs = calloc((size_t)count, sizeof *devs);
+    if (!devs) {
+        fprintf(stderr, "clt-info: out of host memory\n");
+        return 1;
+    }
+    for (int i = 0; i < count; i++) {
+        st = clt_device_get_info(i, &devs[i]);
+        if (st != CLT_SUCCESS) {
+            free(devs);
+            return fail("clt_device_get_info", st, NULL);
+        }
+    }
+
+    if (o.list) {
+        for (int i = 0; i < count; i++)
+            printf("%d %d:%d %s %s / %s\n", devs[i].global_index, devs[i].platform_index,
+                   devs[i].device_index, type_name(devs[i].type), devs[i].platform_name,
+                   devs[i].device_name);
+        free(devs);
+        return 0;
+    }
+
+    int selected = -1;
+    st = clt_device_select(o.device, &selected);
+    if (st != CLT_SUCCESS) {
+        free(devs);
+        return fail("clt_device_select", st, NULL);
+    }
+
+    clt_context_options opts;
+    clt_context_options_init(&opts);
+    if (o.device)
+        opts.device = o.device;
+    if (o.profile)
+        opts.profile = o.profile;
+    clt_context *ctx = NULL;
+    clt_context_limits limits;
+    clt_program_cache_stats cache;
+    memset(&limits, 0, sizeof limits);
+    memset(&cache, 0, sizeof cache);
+    const char *failed = NULL;
+    st = clt_context_create(&opts, &ctx);
+    if (st != CLT_SUCCESS)
+        failed = "clt_context_create";
+    else if ((st = clt_context_get_limits(ctx, &limits)) != CLT_SUCCESS)
+        failed = "clt_context_get_limits";
+    else if ((st = clt_program_cache_get_stats(ctx, &cache)) != CLT_SUCCESS)
+        failed = "clt_program_cache_get_stats";
+
+    if (o.json) {
+        printf("{\"version\":");
+        json_string(stdout, clt_version_string());
+        printf(",\"devices\":[");
+        for (int i = 0; i < count; i++) {
+            if (i)
+                printf(",");
+            print_device_json(&devs[i]);
+        }
+        printf("],\"selected\":%d,\"context\":", selected);
+        if (failed) {
+            printf("null,\"error\":");
+            json_string(stdout, clt_last_error(ctx));
+        } else {
+            print_context_json(&limits, &cache);
+        }
+        printf("}\n");
+    } else {
+        printf("cltensor %s\n", clt_version_string());
+        int last_platform = -1;
+        for (int i = 0; i < count; i++) {
+            if (devs[i].platform_index != last_platform) {
+                last_platform = devs[i].platform_index;
+                printf("\nPlatform %d: %s (%s)\n", last_platform, devs[i].platform_name,
+                       devs[i].platform_version);
+            }
+            print_device_text(&devs[i], i == selected);
+        }
+        if (!failed)
+            print_context_text(&devs[selected], &limits, &cache);
+    }
+
+    int rc = 0;
+    if (failed)
+        rc = fail(failed, st, ctx);
+    clt_context_free(ctx);
+    free(devs);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* Helpers shared by the test suites: contexts, fresh random data, poisoned outputs, temp dirs. */
+#ifndef CLT_TEST_UTIL_H
+#define CLT_TEST_UTIL_H
+
+#include <check.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cltensor.h"
+
+/* Fail the test with the library's message when a call does not succeed. */
+#define TU_OK(call)                                                                        \
+    do {                                                                                   \
+        clt_status tu_st_ = (call);                                                        \
+        ck_assert_msg(tu_st_ == CLT_SUCCESS, "%s -> %s: %s", #call,                        \
+                      clt_status_string(tu_st_), clt_last_error(tu_ctx_for_msg()));        \
+    } while (0)
+
+/* A context on the device and profile the environment selects (CLT_DEVICE, CLT_DEVICE_PROFILE).
+ * Also remembered for TU_OK messages; free it with tu_context_free. */
+clt_context *tu_context(void);
+/* Same, with explicit options. */
+clt_context *tu_context_with(const clt_context_options *opts);
+void tu_context_free(clt_context *ctx);
+clt_context *tu_ctx_for_msg(void);
+
+/* The run's random seed: $CLT_TEST_SEED, else fresh from /dev/urandom; printed once so that a
+ * failure can be replayed. Each call to tu_rng_next advances one process-wide generator. */
+uint64_t tu_seed(void);
+uint64_t tu_rng_next(void);
+/* Uniform floats in [lo, hi), fresh each call. */
+void tu_random_f32(float *x, size_t n, float lo, float hi);
+void tu_random_bytes(void *x, size_t n);
+
+/* Set every byte of t to 0xFF (a NaN pattern for floats) so unwritten outputs fail comparisons. */
+void tu_poison(clt_tensor *t);
+
+/* A fresh empty directory under /tmp; the returned string is heap memory. */
+char *tu_make_temp_dir(void);
+/* rm -r of a directory made by tu_make_temp_dir. */
+void tu_remove_dir(const char *dir);
+
+#endif
