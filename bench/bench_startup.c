@@ -14,7 +14,7 @@ static void single_sample(bench_result *r, const char *name, double seconds)
     r->timing.reps = 1;
 }
 
-clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_result rows[2])
+clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_result rows[BENCH_STARTUP_ROWS])
 {
     env->ctx = NULL;
     double t0 = bench_now_s();
@@ -29,13 +29,14 @@ clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_
     int64_t one = 1;
     double t2 = bench_now_s();
     st = clt_context_create(opts, &env->ctx);
+    double t3 = bench_now_s();
     if (st == CLT_SUCCESS)
         st = clt_tensor_create(env->ctx, CLT_F32, 1, &one, &first);
     if (st == CLT_SUCCESS)
         st = clt_tensor_fill_uniform(first, 1, 0.0f, 1.0f);
     if (st == CLT_SUCCESS)
         st = clt_finish(env->ctx);
-    double t3 = bench_now_s();
+    double t4 = bench_now_s();
     clt_tensor_free(first);
     if (st == CLT_SUCCESS)
         st = clt_context_device_info(env->ctx, &env->device);
@@ -46,8 +47,9 @@ clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_
         st = clt_program_cache_get_stats(env->ctx, &cache);
     if (st != CLT_SUCCESS)
         return st; /* the caller reports clt_last_error(env->ctx) and frees it */
-    single_sample(&rows[1], "startup/context_first_kernel", t3 - t2);
-    snprintf(rows[1].note, sizeof rows[1].note, "program %s",
+    single_sample(&rows[1], "startup/context_create", t3 - t2);
+    single_sample(&rows[2], "startup/first_kernel", t4 - t3);
+    snprintf(rows[2].note, sizeof rows[2].note, "program %s",
              cache.source_builds ? "compiled from source (cold cache)"
              : cache.disk_loads  ? "loaded from the disk cache"
                                  : "already in memory");

@@ -6,9 +6,13 @@
 
 #include "bench_report.h"
 
-/* Creates env->ctx (and fills env->device / env->limits) while timing it. rows[0] is
- * "startup/driver_init", rows[1] "startup/context_first_kernel" with a note saying where the program
- * came from. On failure env->ctx is NULL and the status is returned. */
-clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_result rows[2]);
+#define BENCH_STARTUP_ROWS 3
+
+/* Creates env->ctx (and fills env->device / env->limits) while timing it: "startup/driver_init"
+ * (the first OpenCL call), "startup/context_create", "startup/first_kernel" (program build or load,
+ * launch, finish; the note says where the program came from). On failure the status is returned
+ * and the caller frees env->ctx. */
+clt_status bench_startup(const clt_context_options *opts, bench_env *env,
+                         bench_result rows[BENCH_STARTUP_ROWS]);
 
 #endif

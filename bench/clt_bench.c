@@ -239,7 +239,7 @@ int main(int argc, char **argv) {
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
-    bench_result startup[2];
+    bench_result startup[BENCH_STARTUP_ROWS];
     clt_status st = bench_startup(&opts, &env, startup);
     if (st != CLT_SUCCESS) {
         fprintf(stderr, "clt-bench: no context: %s: %s\n", clt_status_string(st),
@@ -256,7 +256,7 @@ int main(int argc, char **argv) {
     }
     bench_report rep;
     bench_report_init(&rep, json, "cltensor", env.device.device_name, env.limits.profile);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < BENCH_STARTUP_ROWS; i++)
         bench_report_add(&rep, &startup[i]);
     int failed = run_all(&env, &o, &rep);
     bench_report_table(&rep, stdout);

@@ -316,4 +316,7 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #ifdef __cplusplus
 }
 #endif
+
+#include "cltensor_ops.h"
+
 #endif /* CLTENSOR_H */

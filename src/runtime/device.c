@@ -57,8 +57,10 @@ static clt_vendor detect_vendor(const char *platform, const char *device_vendor)
     return CLT_VENDOR_OTHER;
 }
 
-/* Inline PTX is the NVIDIA tensor-core fast path: only trust it if a kernel using it builds. */
-static int probe_inline_ptx(cl_platform_id platform, cl_device_id device)
+/* Inline PTX is the NVIDIA tensor-core fast path: only trust it if a kernel using it builds. The
+ * context made for the probe is kept for the device's shared state: creating an NVIDIA context
+ * costs far more than the probe itself. */
+static int probe_inline_ptx(clt_device_entry *e)
 {
     static const char *src =
         "__kernel void clt_probe_ptx(__global uint *out) {\n"
@@ -66,18 +68,18 @@ static int probe_inline_ptx(cl_platform_id platform, cl_device_id device)
         "  asm volatile(\"mov.u32 %0, %%laneid;\" : \"=r\"(lane));\n"
         "  out[get_global_id(0)] = lane;\n"
         "}\n";
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)e->platform, 0};
     cl_int err;
-    cl_context c = clCreateContext(props, 1, &device, NULL, NULL, &err);
+    cl_context c = clCreateContext(props, 1, &e->device, NULL, NULL, &err);
     if (err != CL_SUCCESS)
         return 0;
     int ok = 0;
     cl_program p = clCreateProgramWithSource(c, 1, &src, NULL, &err);
     if (err == CL_SUCCESS) {
-        ok = clBuildProgram(p, 1, &device, "", NULL, NULL) == CL_SUCCESS;
+        ok = clBuildProgram(p, 1, &e->device, "", NULL, NULL) == CL_SUCCESS;
         clReleaseProgram(p);
     }
-    clReleaseContext(c);
+    e->probe_ctx = c;
     return ok;
 }
 
@@ -157,7 +159,7 @@ static void probe(clt_device_entry *e, const char *platform_name, const char *pl
             in->preferred_work_group_multiple = u ? u : 1;
         }
     }
-    in->has_inline_ptx = in->vendor == CLT_VENDOR_NVIDIA && probe_inline_ptx(e->platform, d);
+    in->has_inline_ptx = in->vendor == CLT_VENDOR_NVIDIA && probe_inline_ptx(e);
 }
 
 static void enumerate(void)

@@ -39,8 +39,15 @@ clt_status clt__device_state_acquire(int global_index, clt_device_state **out)
     ds->entry = &list[global_index];
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)ds->entry->platform,
                                      0};
-    cl_int err;
-    ds->cl_ctx = clCreateContext(props, 1, &ds->entry->device, NULL, NULL, &err);
+    cl_int err = CL_SUCCESS;
+    /* The entries are process-lifetime; the probe's context is taken over once (under the lock). */
+    clt_device_entry *entry = (clt_device_entry *)ds->entry;
+    if (entry->probe_ctx) {
+        ds->cl_ctx = entry->probe_ctx;
+        entry->probe_ctx = NULL;
+    } else {
+        ds->cl_ctx = clCreateContext(props, 1, &ds->entry->device, NULL, NULL, &err);
+    }
     if (err != CL_SUCCESS) {
         free(ds);
         pthread_mutex_unlock(&registry_lock);

@@ -45,6 +45,7 @@ typedef struct clt_device_entry {
     cl_platform_id platform;
     cl_device_id device;
     clt_device_info info;
+    cl_context probe_ctx; /* context made while probing (NVIDIA), handed to the first device state */
 } clt_device_entry;
 
 /* All devices of all platforms, probed once per process (thread-safe). count may be 0. */
