@@ -1,27 +1,10 @@
 /* JSON lines and the markdown table. */
 #include "bench_report.h"
+#include "json_out.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void bench_json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
 
 void bench_report_init(bench_report *rep, FILE *json, const char *peer, const char *device,
                        const char *profile) {
@@ -49,13 +32,13 @@ static const char *status_word(bench_outcome o) {
 static void write_json(const bench_report *rep, const bench_result *r) {
     FILE *f = rep->json;
     fputs("{\"peer\":", f);
-    bench_json_string(f, rep->peer);
+    json_out_string(f, rep->peer);
     fputs(",\"device\":", f);
-    bench_json_string(f, rep->device);
+    json_out_string(f, rep->device);
     fputs(",\"profile\":", f);
-    bench_json_string(f, rep->profile);
+    json_out_string(f, rep->profile);
     fputs(",\"case\":", f);
-    bench_json_string(f, r->name);
+    json_out_string(f, r->name);
     if (r->outcome == BENCH_OK) {
         fprintf(f, ",\"us\":%.3f,\"us_min\":%.3f,\"us_max\":%.3f,\"samples\":%d,\"reps\":%ld",
                 r->timing.us_median, r->timing.us_min, r->timing.us_max, r->timing.samples,
@@ -69,7 +52,7 @@ static void write_json(const bench_report *rep, const bench_result *r) {
     }
     if (r->note[0]) {
         fputs(r->outcome == BENCH_FAILED ? ",\"error\":" : ",\"note\":", f);
-        bench_json_string(f, r->note);
+        json_out_string(f, r->note);
     }
     fputs("}\n", f);
     fflush(f);

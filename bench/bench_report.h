@@ -41,7 +41,5 @@ int bench_report_add(bench_report *rep, const bench_result *res);
 void bench_report_table(const bench_report *rep, FILE *out);
 void bench_report_free(bench_report *rep);
 
-/* JSON string literal with escapes. */
-void bench_json_string(FILE *f, const char *s);
 
 #endif

@@ -8,31 +8,8 @@
 
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(st_),        \
-                      clt_status_string(want));                                                     \
-    } while (0)
 
-#define EXPECT_MESSAGE(msg, needle)                                                                 \
-    ck_assert_msg(strstr((msg), (needle)) != NULL, "error message \"%s\" does not mention \"%s\"", \
-                  (msg), (needle))
 
-static char *env_save(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? strdup(v) : NULL;
-}
-
-static void env_restore(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
 
 /* clt_context_create must fail with `want`, leave *out NULL and say why, mentioning `needle`. */
 static void expect_create_fails(const clt_context_options *opts, clt_status want, const char *needle)
@@ -42,7 +19,7 @@ static void expect_create_fails(const clt_context_options *opts, clt_status want
     ck_assert_msg(st == want, "clt_context_create -> %s, expected %s", clt_status_string(st),
                   clt_status_string(want));
     ck_assert_ptr_null(ctx);
-    EXPECT_MESSAGE(clt_last_error(NULL), needle);
+    TU_EXPECT_MESSAGE(clt_last_error(NULL), needle);
 }
 
 static clt_context_limits limits_of(const clt_context *ctx)
@@ -87,7 +64,7 @@ END_TEST
 
 START_TEST(create_honours_clt_device_env)
 {
-    char *saved = env_save("CLT_DEVICE");
+    char *saved = tu_env_save("CLT_DEVICE");
     int n = 0;
     TU_OK(clt_device_count(&n));
     char last[16];
@@ -109,13 +86,13 @@ START_TEST(create_honours_clt_device_env)
     TU_OK(clt_device_get_info(0, &direct));
     ck_assert_str_eq(info_of(ctx).device_name, direct.device_name);
     tu_context_free(ctx);
-    env_restore("CLT_DEVICE", saved);
+    tu_env_restore("CLT_DEVICE", saved);
 }
 END_TEST
 
 START_TEST(create_bad_profile)
 {
-    char *saved = env_save("CLT_DEVICE_PROFILE");
+    char *saved = tu_env_save("CLT_DEVICE_PROFILE");
     clt_context_options o;
     clt_context_options_init(&o);
     o.profile = "gfx9000";
@@ -126,13 +103,13 @@ START_TEST(create_bad_profile)
     clt_context *ctx = tu_context_with(&o);
     ck_assert_str_eq(limits_of(ctx).profile, "native");
     tu_context_free(ctx);
-    env_restore("CLT_DEVICE_PROFILE", saved);
+    tu_env_restore("CLT_DEVICE_PROFILE", saved);
 }
 END_TEST
 
 START_TEST(create_bad_memory_limit)
 {
-    char *saved = env_save("CLT_MEMORY_LIMIT");
+    char *saved = tu_env_save("CLT_MEMORY_LIMIT");
     const char *bad[] = {"12Q", "-5", "1.5G", "K", "99999999999G", "18446744073709551616"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         setenv("CLT_MEMORY_LIMIT", bad[i], 1);
@@ -146,13 +123,13 @@ START_TEST(create_bad_memory_limit)
     clt_context *ctx = tu_context_with(&o);
     ck_assert_uint_eq(limits_of(ctx).memory_limit, 3u << 20);
     tu_context_free(ctx);
-    env_restore("CLT_MEMORY_LIMIT", saved);
+    tu_env_restore("CLT_MEMORY_LIMIT", saved);
 }
 END_TEST
 
 START_TEST(memory_limit_suffixes)
 {
-    char *saved = env_save("CLT_MEMORY_LIMIT");
+    char *saved = tu_env_save("CLT_MEMORY_LIMIT");
     static const struct {
         const char *text;
         uint64_t bytes;
@@ -171,7 +148,7 @@ START_TEST(memory_limit_suffixes)
     clt_context *ctx = tu_context_with(NULL);
     ck_assert_uint_eq(limits_of(ctx).memory_limit, 0);
     tu_context_free(ctx);
-    env_restore("CLT_MEMORY_LIMIT", saved);
+    tu_env_restore("CLT_MEMORY_LIMIT", saved);
 }
 END_TEST
 
@@ -198,12 +175,12 @@ START_TEST(limits_native_are_device_values)
     tu_context_free(ctx);
 
     /* Unset variable and no option: native. */
-    char *saved = env_save("CLT_DEVICE_PROFILE");
+    char *saved = tu_env_save("CLT_DEVICE_PROFILE");
     unsetenv("CLT_DEVICE_PROFILE");
     ctx = tu_context_with(NULL);
     ck_assert_str_eq(limits_of(ctx).profile, "native");
     tu_context_free(ctx);
-    env_restore("CLT_DEVICE_PROFILE", saved);
+    tu_env_restore("CLT_DEVICE_PROFILE", saved);
 }
 END_TEST
 
@@ -223,7 +200,7 @@ static void check_gfx902_limits(const clt_context *ctx)
 
 START_TEST(limits_gfx902_by_option_and_env)
 {
-    char *saved = env_save("CLT_DEVICE_PROFILE");
+    char *saved = tu_env_save("CLT_DEVICE_PROFILE");
     unsetenv("CLT_DEVICE_PROFILE");
     clt_context_options o;
     clt_context_options_init(&o);
@@ -240,14 +217,14 @@ START_TEST(limits_gfx902_by_option_and_env)
     ctx = tu_context_with(&o);
     ck_assert_str_eq(limits_of(ctx).profile, "native");
     tu_context_free(ctx);
-    env_restore("CLT_DEVICE_PROFILE", saved);
+    tu_env_restore("CLT_DEVICE_PROFILE", saved);
 }
 END_TEST
 
 START_TEST(limits_directories)
 {
-    char *saved_cache = env_save("CLT_CACHE_DIR"), *saved_xdg = env_save("XDG_CACHE_HOME");
-    char *saved_home = env_save("HOME"), *saved_kdir = env_save("CLT_KERNEL_DIR");
+    char *saved_cache = tu_env_save("CLT_CACHE_DIR"), *saved_xdg = tu_env_save("XDG_CACHE_HOME");
+    char *saved_home = tu_env_save("HOME"), *saved_kdir = tu_env_save("CLT_KERNEL_DIR");
     char *dir = tu_make_temp_dir();
     char expect[600];
     clt_context_options o;
@@ -295,10 +272,10 @@ START_TEST(limits_directories)
 
     tu_remove_dir(dir);
     free(dir);
-    env_restore("CLT_CACHE_DIR", saved_cache);
-    env_restore("XDG_CACHE_HOME", saved_xdg);
-    env_restore("HOME", saved_home);
-    env_restore("CLT_KERNEL_DIR", saved_kdir);
+    tu_env_restore("CLT_CACHE_DIR", saved_cache);
+    tu_env_restore("XDG_CACHE_HOME", saved_xdg);
+    tu_env_restore("HOME", saved_home);
+    tu_env_restore("CLT_KERNEL_DIR", saved_kdir);
 }
 END_TEST
 
@@ -351,8 +328,8 @@ START_TEST(two_contexts_are_independent)
     ck_assert_ptr_eq(clt_tensor_context(ta), a);
     ck_assert_ptr_eq(clt_tensor_context(tb), b);
 
-    EXPECT_STATUS(clt_tensor_copy(tb, ta), CLT_ERR_CONTEXT_MISMATCH);
-    EXPECT_STATUS(clt_tensor_copy(ta, tb), CLT_ERR_CONTEXT_MISMATCH);
+    TU_EXPECT_STATUS(clt_tensor_copy(tb, ta), CLT_ERR_CONTEXT_MISMATCH);
+    TU_EXPECT_STATUS(clt_tensor_copy(ta, tb), CLT_ERR_CONTEXT_MISMATCH);
     TU_OK(clt_tensor_read(tb, back, sizeof back));
     ck_assert_mem_eq(back, db, sizeof db);
     TU_OK(clt_tensor_read(ta, back, sizeof back));
@@ -415,11 +392,11 @@ START_TEST(last_error_names_the_call)
     ck_assert_str_eq(clt_last_error(ctx), "");
     int64_t shape[2] = {3, -4};
     clt_tensor *t = NULL;
-    EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 2, shape, &t), CLT_ERR_INVALID_SHAPE);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_create");
-    EXPECT_MESSAGE(clt_last_error(ctx), "-4");
-    EXPECT_STATUS(clt_tensor_create(ctx, (clt_dtype)99, 2, shape, &t), CLT_ERR_INVALID_DTYPE);
-    EXPECT_MESSAGE(clt_last_error(ctx), "99");
+    TU_EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 2, shape, &t), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_create");
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "-4");
+    TU_EXPECT_STATUS(clt_tensor_create(ctx, (clt_dtype)99, 2, shape, &t), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "99");
     /* Another context's message is its own. */
     clt_context *other = tu_context();
     ck_assert_str_eq(clt_last_error(other), "");
@@ -438,14 +415,14 @@ static void *thread_last_error(void *arg)
 START_TEST(last_error_null_is_per_thread)
 {
     int idx;
-    EXPECT_STATUS(clt_device_select("nonsense-device", &idx), CLT_ERR_DEVICE_NOT_FOUND);
+    TU_EXPECT_STATUS(clt_device_select("nonsense-device", &idx), CLT_ERR_DEVICE_NOT_FOUND);
     ck_assert_str_ne(clt_last_error(NULL), "");
     pthread_t th;
     void *clean = NULL;
     ck_assert_int_eq(pthread_create(&th, NULL, thread_last_error, &idx), 0);
     ck_assert_int_eq(pthread_join(th, &clean), 0);
     ck_assert_msg(clean != NULL, "a new thread sees another thread's clt_last_error(NULL)");
-    EXPECT_MESSAGE(clt_last_error(NULL), "nonsense-device");
+    TU_EXPECT_MESSAGE(clt_last_error(NULL), "nonsense-device");
 }
 END_TEST
 

@@ -7,12 +7,6 @@
 #include "cltensor_cl.h"
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(st_),        \
-                      clt_status_string(want));                                                     \
-    } while (0)
 
 /* A user buffer on ctx's cl_context holding `bytes` of fresh random data (copied to *host). */
 static cl_mem user_buffer(clt_context *ctx, size_t bytes, unsigned char **host)
@@ -177,7 +171,7 @@ START_TEST(wrap_errors)
     expect_wrap_fails(ctx, buf, 0, CLT_F32, 1, &bad_dim, CLT_ERR_INVALID_SHAPE);
     expect_wrap_fails(ctx, buf, 0, CLT_F32, 2, huge, CLT_ERR_SIZE_OVERFLOW);
     expect_wrap_fails(NULL, buf, 0, CLT_F32, 1, &one, CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_wrap_cl_mem(ctx, buf, 0, CLT_F32, 1, &one, NULL),
+    TU_EXPECT_STATUS(clt_tensor_wrap_cl_mem(ctx, buf, 0, CLT_F32, 1, &one, NULL),
                   CLT_ERR_INVALID_ARGUMENT);
     ck_assert_uint_eq(ref_count(buf), refs); /* failures retain nothing */
 
@@ -272,8 +266,8 @@ START_TEST(wrap_overlap_is_aliasing)
     clt_tensor *a = NULL, *b = NULL;
     TU_OK(clt_tensor_wrap_cl_mem(ctx, buf, 4 * 100, CLT_F32, 1, &count, &a));
     TU_OK(clt_tensor_wrap_cl_mem(ctx, buf, 4 * 399, CLT_F32, 1, &count, &b)); /* shares one element */
-    EXPECT_STATUS(clt_tensor_copy(b, a), CLT_ERR_ALIASING);
-    EXPECT_STATUS(clt_tensor_copy(a, b), CLT_ERR_ALIASING);
+    TU_EXPECT_STATUS(clt_tensor_copy(b, a), CLT_ERR_ALIASING);
+    TU_EXPECT_STATUS(clt_tensor_copy(a, b), CLT_ERR_ALIASING);
     unsigned char *back = malloc(N * 4);
     ck_assert_ptr_nonnull(back);
     read_user_buffer(ctx, buf, back, N * 4);
@@ -347,8 +341,8 @@ START_TEST(export_event_completes_after_finish)
     ck_assert_int_eq(clWaitForEvents(1, &ev), CL_SUCCESS);
     ck_assert_int_eq(clReleaseEvent(ev), CL_SUCCESS);
 
-    EXPECT_STATUS(clt_context_export_event(NULL, &ev), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_context_export_event(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_export_event(NULL, &ev), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_export_event(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
     clt_tensor_free(t);
     tu_context_free(ctx);
 }
@@ -379,7 +373,7 @@ START_TEST(wait_event_holds_work_until_user_event)
     cl_int status = -1;
     clGetEventInfo(marker, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
     ck_assert_int_ne(status, CL_COMPLETE);
-    EXPECT_STATUS(clt_future_poll(f), CLT_ERR_NOT_READY);
+    TU_EXPECT_STATUS(clt_future_poll(f), CLT_ERR_NOT_READY);
 
     ck_assert_int_eq(clSetUserEventStatus(ue, CL_COMPLETE), CL_SUCCESS);
     TU_OK(clt_future_wait(f));
@@ -393,8 +387,8 @@ START_TEST(wait_event_holds_work_until_user_event)
     clReleaseEvent(ue);
     clt_future_free(f);
 
-    EXPECT_STATUS(clt_context_wait_event(NULL, ue), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_context_wait_event(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_wait_event(NULL, ue), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_wait_event(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
     clt_tensor_free(t);
     tu_context_free(ctx);
 }

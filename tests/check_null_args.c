@@ -5,16 +5,7 @@
 
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(st_),        \
-                      clt_status_string(want));                                                     \
-    } while (0)
 
-#define EXPECT_MESSAGE(msg, needle)                                                                 \
-    ck_assert_msg(strstr((msg), (needle)) != NULL, "error message \"%s\" does not mention \"%s\"", \
-                  (msg), (needle))
 
 START_TEST(null_arguments_are_rejected)
 {
@@ -28,69 +19,69 @@ START_TEST(null_arguments_are_rejected)
     clt_tensor *t = NULL;
     TU_OK(clt_tensor_create(ctx, CLT_F32, 1, shape, &t));
 
-    EXPECT_STATUS(clt_context_create(NULL, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(NULL), "clt_context_create");
-    EXPECT_STATUS(clt_finish(NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_flush(NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_context_device_info(NULL, &info), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_context_device_info(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_context_device_info");
-    EXPECT_STATUS(clt_context_get_limits(NULL, &lim), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_context_get_limits(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_context_get_limits");
-    EXPECT_STATUS(clt_pool_get_stats(NULL, &ps), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_pool_get_stats(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_pool_trim(NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_program_cache_get_stats(NULL, &pcs), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_program_cache_get_stats(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_create(NULL, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(NULL), "clt_context_create");
+    TU_EXPECT_STATUS(clt_finish(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_flush(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_device_info(NULL, &info), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_device_info(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_context_device_info");
+    TU_EXPECT_STATUS(clt_context_get_limits(NULL, &lim), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_context_get_limits(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_context_get_limits");
+    TU_EXPECT_STATUS(clt_pool_get_stats(NULL, &ps), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_pool_get_stats(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_pool_trim(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_program_cache_get_stats(NULL, &pcs), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_program_cache_get_stats(ctx, NULL), CLT_ERR_INVALID_ARGUMENT);
 
     clt_tensor *out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_create(NULL, CLT_F32, 1, shape, &out), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_create(NULL, CLT_F32, 1, shape, &out), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
-    EXPECT_MESSAGE(clt_last_error(NULL), "clt_tensor_create");
-    EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 1, shape, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_create");
+    TU_EXPECT_MESSAGE(clt_last_error(NULL), "clt_tensor_create");
+    TU_EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 1, shape, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_create");
     out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 1, NULL, &out), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 1, NULL, &out), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
     out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_create_from_host(NULL, CLT_F32, 1, shape, buf, sizeof buf, &out),
+    TU_EXPECT_STATUS(clt_tensor_create_from_host(NULL, CLT_F32, 1, shape, buf, sizeof buf, &out),
                   CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
     out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 1, shape, NULL, sizeof buf, &out),
+    TU_EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 1, shape, NULL, sizeof buf, &out),
                   CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
-    EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 1, shape, buf, sizeof buf, NULL),
+    TU_EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 1, shape, buf, sizeof buf, NULL),
                   CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_write(NULL, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(NULL), "clt_tensor_write");
-    EXPECT_STATUS(clt_tensor_write(t, NULL, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_write");
-    EXPECT_STATUS(clt_tensor_read(NULL, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_read(t, NULL, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_read");
+    TU_EXPECT_STATUS(clt_tensor_write(NULL, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(NULL), "clt_tensor_write");
+    TU_EXPECT_STATUS(clt_tensor_write(t, NULL, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_write");
+    TU_EXPECT_STATUS(clt_tensor_read(NULL, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_read(t, NULL, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_tensor_read");
     clt_future *f = (clt_future *)buf;
-    EXPECT_STATUS(clt_tensor_read_async(NULL, 0, 1, &f), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_read_async(NULL, 0, 1, &f), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(f);
-    EXPECT_STATUS(clt_tensor_read_async(t, 0, 1, NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_future_poll(NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_future_wait(NULL), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_future_get(NULL, buf, 4), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_read_async(t, 0, 1, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_future_poll(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_future_wait(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_future_get(NULL, buf, 4), CLT_ERR_INVALID_ARGUMENT);
     TU_OK(clt_tensor_read_async(t, 0, 1, &f));
-    EXPECT_STATUS(clt_future_get(f, NULL, 4), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_future_get(f, NULL, 4), CLT_ERR_INVALID_ARGUMENT);
     clt_future_free(f);
-    EXPECT_STATUS(clt_tensor_fill(NULL, 1.0), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_fill_uniform(NULL, 1, 0.0f, 1.0f), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_copy(NULL, t), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_copy(t, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_fill(NULL, 1.0), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_fill_uniform(NULL, 1, 0.0f, 1.0f), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_copy(NULL, t), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_copy(t, NULL), CLT_ERR_INVALID_ARGUMENT);
     out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_reshape(NULL, 1, shape, &out), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_reshape(NULL, 1, shape, &out), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
     out = (clt_tensor *)buf;
-    EXPECT_STATUS(clt_tensor_reshape(t, 1, NULL, &out), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_reshape(t, 1, NULL, &out), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(out);
-    EXPECT_STATUS(clt_tensor_reshape(t, 1, shape, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_reshape(t, 1, shape, NULL), CLT_ERR_INVALID_ARGUMENT);
 
     /* Accessors: documented NULL results, and no crash for the rest. */
     ck_assert_ptr_null(clt_tensor_context(NULL));

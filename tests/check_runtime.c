@@ -9,12 +9,6 @@
 #include "cltensor_cl.h"
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s (%s)", #call, clt_status_string(st_), \
-                      clt_status_string(want), clt_last_error(NULL));                              \
-    } while (0)
 
 /* The context-less error message must mention `needle` (the call or the offending value). */
 #define EXPECT_MESSAGE(needle)                                                                      \
@@ -38,7 +32,7 @@ static int contains_nocase(const char *hay, const char *needle)
 static int device_count(void)
 {
     int n = -1;
-    EXPECT_STATUS(clt_device_count(&n), CLT_SUCCESS);
+    TU_EXPECT_STATUS(clt_device_count(&n), CLT_SUCCESS);
     ck_assert_int_ge(n, 1);
     return n;
 }
@@ -46,7 +40,7 @@ static int device_count(void)
 static clt_device_info device_info(int i)
 {
     clt_device_info info;
-    EXPECT_STATUS(clt_device_get_info(i, &info), CLT_SUCCESS);
+    TU_EXPECT_STATUS(clt_device_get_info(i, &info), CLT_SUCCESS);
     return info;
 }
 
@@ -72,20 +66,6 @@ static int first_pocl(void)
 }
 
 /* Save and restore one environment variable around a test (Check forks, but be tidy anyway). */
-static char *env_save(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? strdup(v) : NULL;
-}
-
-static void env_restore(const char *name, char *saved)
-{
-    if (saved)
-        setenv(name, saved, 1);
-    else
-        unsetenv(name);
-    free(saved);
-}
 
 START_TEST(version_matches_macros)
 {
@@ -159,7 +139,7 @@ END_TEST
 START_TEST(device_count_and_null)
 {
     ck_assert_int_ge(device_count(), 1);
-    EXPECT_STATUS(clt_device_count(NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_device_count(NULL), CLT_ERR_INVALID_ARGUMENT);
     EXPECT_MESSAGE("clt_device_count");
 }
 END_TEST
@@ -170,7 +150,7 @@ START_TEST(device_info_is_filled)
     for (int i = 0; i < n; i++) {
         clt_device_info info;
         memset(&info, 0xAB, sizeof info);
-        EXPECT_STATUS(clt_device_get_info(i, &info), CLT_SUCCESS);
+        TU_EXPECT_STATUS(clt_device_get_info(i, &info), CLT_SUCCESS);
         ck_assert_int_eq(info.global_index, i);
         ck_assert_int_ge(info.platform_index, 0);
         ck_assert_int_ge(info.device_index, 0);
@@ -272,12 +252,12 @@ START_TEST(device_info_out_of_range)
         clt_device_info info, before;
         memset(&info, 0x5A, sizeof info);
         before = info;
-        EXPECT_STATUS(clt_device_get_info(bad[i], &info), CLT_ERR_INVALID_ARGUMENT);
+        TU_EXPECT_STATUS(clt_device_get_info(bad[i], &info), CLT_ERR_INVALID_ARGUMENT);
         EXPECT_MESSAGE("clt_device_get_info");
         ck_assert_msg(memcmp(&info, &before, sizeof info) == 0,
                       "clt_device_get_info(%d) modified its output on failure", bad[i]);
     }
-    EXPECT_STATUS(clt_device_get_info(0, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_device_get_info(0, NULL), CLT_ERR_INVALID_ARGUMENT);
     EXPECT_MESSAGE("clt_device_get_info");
 }
 END_TEST
@@ -398,7 +378,7 @@ START_TEST(select_by_name_substring)
         }
         expect_select(sub, want);
         int got = -1;
-        EXPECT_STATUS(clt_device_select(info.device_name, &got), CLT_SUCCESS);
+        TU_EXPECT_STATUS(clt_device_select(info.device_name, &got), CLT_SUCCESS);
         ck_assert_int_le(got, i);
         ck_assert_str_eq(device_info(got).device_name, info.device_name);
     }
@@ -407,22 +387,22 @@ END_TEST
 
 START_TEST(select_default_is_gpu_then_cpu)
 {
-    char *saved = env_save("CLT_DEVICE");
+    char *saved = tu_env_save("CLT_DEVICE");
     unsetenv("CLT_DEVICE");
     int gpu = first_of_type(CLT_DEVICE_GPU);
     int cpu = first_of_type(CLT_DEVICE_CPU);
     int want = gpu >= 0 ? gpu : cpu >= 0 ? cpu : 0;
     expect_select(NULL, want);
     expect_select("", want);
-    EXPECT_STATUS(clt_device_select("0", NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_device_select("0", NULL), CLT_ERR_INVALID_ARGUMENT);
     EXPECT_MESSAGE("clt_device_select");
-    env_restore("CLT_DEVICE", saved);
+    tu_env_restore("CLT_DEVICE", saved);
 }
 END_TEST
 
 START_TEST(select_honours_clt_device_env)
 {
-    char *saved = env_save("CLT_DEVICE");
+    char *saved = tu_env_save("CLT_DEVICE");
     int n = device_count();
     char buf[32];
     snprintf(buf, sizeof buf, "%d", n - 1);
@@ -432,11 +412,11 @@ START_TEST(select_honours_clt_device_env)
     expect_select("0", 0); /* an explicit selection ignores the variable */
     setenv("CLT_DEVICE", "nonsense-device", 1);
     int got = -7;
-    EXPECT_STATUS(clt_device_select(NULL, &got), CLT_ERR_DEVICE_NOT_FOUND);
+    TU_EXPECT_STATUS(clt_device_select(NULL, &got), CLT_ERR_DEVICE_NOT_FOUND);
     ck_assert_int_eq(got, -7);
     EXPECT_MESSAGE("nonsense-device");
     expect_select("0", 0);
-    env_restore("CLT_DEVICE", saved);
+    tu_env_restore("CLT_DEVICE", saved);
 }
 END_TEST
 

@@ -7,12 +7,6 @@
 
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(st_),        \
-                      clt_status_string(want));                                                     \
-    } while (0)
 
 static const clt_dtype all_dtypes[] = {CLT_F32, CLT_F16, CLT_I32, CLT_U8};
 
@@ -131,8 +125,8 @@ START_TEST(empty_tensors)
             TU_OK(clt_tensor_write(t, dummy, 0));
             TU_OK(clt_tensor_read(t, dummy, 0));
             ck_assert_int_eq(dummy[0], 1);
-            EXPECT_STATUS(clt_tensor_write(t, dummy, 1), CLT_ERR_INVALID_ARGUMENT);
-            EXPECT_STATUS(clt_tensor_read(t, dummy, 1), CLT_ERR_INVALID_ARGUMENT);
+            TU_EXPECT_STATUS(clt_tensor_write(t, dummy, 1), CLT_ERR_INVALID_ARGUMENT);
+            TU_EXPECT_STATUS(clt_tensor_read(t, dummy, 1), CLT_ERR_INVALID_ARGUMENT);
             TU_OK(clt_tensor_fill(t, 1.0));
             clt_tensor *u = NULL;
             TU_OK(clt_tensor_create(ctx, all_dtypes[d], 1, shapes[0], &u));
@@ -204,9 +198,9 @@ START_TEST(create_errors_change_nothing)
     /* Representable but far beyond the device: refused, and the context stays usable. */
     expect_create_fails(ctx, CLT_U8, 2, byte_overflow, CLT_ERR_OUT_OF_DEVICE_MEMORY, "2^62 bytes", 0);
 
-    EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 2, ok, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_create(ctx, CLT_F32, 2, ok, NULL), CLT_ERR_INVALID_ARGUMENT);
     clt_tensor *t = (clt_tensor *)ok;
-    EXPECT_STATUS(clt_tensor_create(NULL, CLT_F32, 2, ok, &t), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_create(NULL, CLT_F32, 2, ok, &t), CLT_ERR_INVALID_ARGUMENT);
     ck_assert_ptr_null(t);
 
     float data[1009], back[1009];
@@ -253,7 +247,7 @@ START_TEST(create_from_host_round_trip)
     for (size_t k = 0; k < 4; k++) {
         clt_pool_stats before = stats_of(ctx);
         clt_tensor *t = (clt_tensor *)data;
-        EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 2, shape, data, wrong[k], &t),
+        TU_EXPECT_STATUS(clt_tensor_create_from_host(ctx, CLT_F32, 2, shape, data, wrong[k], &t),
                       CLT_ERR_INVALID_ARGUMENT);
         ck_assert_ptr_null(t);
         clt_pool_stats after = stats_of(ctx);
@@ -275,10 +269,10 @@ START_TEST(write_read_wrong_sizes)
     tu_random_bytes(other, sizeof other);
     const size_t wrong[] = {0, sizeof data - 1, sizeof data + 1, sizeof data + 4, 1};
     for (size_t k = 0; k < 5; k++) {
-        EXPECT_STATUS(clt_tensor_write(t, other, wrong[k]), CLT_ERR_INVALID_ARGUMENT);
+        TU_EXPECT_STATUS(clt_tensor_write(t, other, wrong[k]), CLT_ERR_INVALID_ARGUMENT);
         ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_tensor_write"));
         memset(back, 0x77, sizeof back);
-        EXPECT_STATUS(clt_tensor_read(t, back, wrong[k] < sizeof back ? wrong[k] : sizeof back - 1),
+        TU_EXPECT_STATUS(clt_tensor_read(t, back, wrong[k] < sizeof back ? wrong[k] : sizeof back - 1),
                       CLT_ERR_INVALID_ARGUMENT);
         ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_tensor_read"));
         for (int i = 0; i < N; i++)
@@ -339,13 +333,13 @@ START_TEST(copy_shapes_and_errors)
     tu_random_f32(poison, 42, 100.0f, 200.0f);
     TU_OK(clt_tensor_write(b, poison, sizeof poison));
     TU_OK(clt_tensor_create(ctx, CLT_I32, 1, s42, &c));
-    EXPECT_STATUS(clt_tensor_copy(c, a), CLT_ERR_INVALID_DTYPE);
-    EXPECT_STATUS(clt_tensor_copy(a, c), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_STATUS(clt_tensor_copy(c, a), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_STATUS(clt_tensor_copy(a, c), CLT_ERR_INVALID_DTYPE);
     ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_tensor_copy"));
     clt_tensor_free(c);
     TU_OK(clt_tensor_create(ctx, CLT_F32, 1, s41, &c));
-    EXPECT_STATUS(clt_tensor_copy(c, a), CLT_ERR_INVALID_SHAPE);
-    EXPECT_STATUS(clt_tensor_copy(b, c), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_STATUS(clt_tensor_copy(c, a), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_STATUS(clt_tensor_copy(b, c), CLT_ERR_INVALID_SHAPE);
     TU_OK(clt_tensor_read(b, back, sizeof back));
     ck_assert_mem_eq(back, poison, sizeof poison);
 
@@ -497,7 +491,7 @@ START_TEST(read_async_slices_and_bounds)
         uint32_t past;
         memcpy(&past, &back[count], sizeof past);
         ck_assert_uint_eq(past, 0xFFFFFFFFu); /* nothing written past count */
-        EXPECT_STATUS(clt_future_get(f, back, (size_t)count * sizeof(float) + 4),
+        TU_EXPECT_STATUS(clt_future_get(f, back, (size_t)count * sizeof(float) + 4),
                       CLT_ERR_INVALID_ARGUMENT);
         clt_future_free(f);
     }

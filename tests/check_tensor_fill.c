@@ -9,12 +9,6 @@
 #include "ref/half_ref.h"
 #include "util/test_util.h"
 
-#define EXPECT_STATUS(call, want)                                                                   \
-    do {                                                                                            \
-        clt_status st_ = (call);                                                                    \
-        ck_assert_msg(st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(st_),        \
-                      clt_status_string(want));                                                     \
-    } while (0)
 
 static const int64_t fill_sizes[] = {1, 7, 1000003};
 
@@ -315,7 +309,7 @@ START_TEST(fill_uniform_errors)
         tu_random_bytes(data, nb);
         clt_tensor *t = NULL;
         TU_OK(clt_tensor_create_from_host(ctx, bad[k], 1, &n, data, nb, &t));
-        EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 0.0f, 1.0f), CLT_ERR_INVALID_DTYPE);
+        TU_EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 0.0f, 1.0f), CLT_ERR_INVALID_DTYPE);
         ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_tensor_fill_uniform"));
         TU_OK(clt_tensor_read(t, back, nb));
         ck_assert_mem_eq(back, data, nb);
@@ -326,9 +320,9 @@ START_TEST(fill_uniform_errors)
     tu_random_f32(data, 101, -1.0f, 1.0f);
     clt_tensor *t = NULL;
     TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &n, data, sizeof data, &t));
-    EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 2.0f, 1.0f), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, NAN, 1.0f), CLT_ERR_INVALID_ARGUMENT);
-    EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 0.0f, NAN), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 2.0f, 1.0f), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, NAN, 1.0f), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_tensor_fill_uniform(t, 7, 0.0f, NAN), CLT_ERR_INVALID_ARGUMENT);
     TU_OK(clt_tensor_read(t, back, sizeof back));
     ck_assert_mem_eq(back, data, sizeof data);
     clt_tensor_free(t);

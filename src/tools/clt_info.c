@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cltensor.h"
+#include "json_out.h"
 
 typedef struct info_options {
     int json;
@@ -64,25 +65,6 @@ static const char *human_bytes(uint64_t b, char *buf, size_t cap) {
 
 static const char *yes_no(int v) { return v ? "yes" : "no"; }
 
-/* A JSON string literal: quotes, backslashes and control characters escaped. */
-static void json_string(FILE *f, const char *s) {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-        }
-    }
-    fputc('"', f);
-}
 
 /* ------------------------------------------------------------------ text output */
 
@@ -133,19 +115,19 @@ static void print_device_json(const clt_device_info *d) {
            d->platform_index, d->device_index);
     printf("\"type\":\"%s\",\"vendor\":\"%s\",\"platform_name\":", type_name(d->type),
            vendor_name(d->vendor));
-    json_string(stdout, d->platform_name);
+    json_out_string(stdout, d->platform_name);
     printf(",\"platform_version\":");
-    json_string(stdout, d->platform_version);
+    json_out_string(stdout, d->platform_version);
     printf(",\"device_name\":");
-    json_string(stdout, d->device_name);
+    json_out_string(stdout, d->device_name);
     printf(",\"device_vendor\":");
-    json_string(stdout, d->device_vendor);
+    json_out_string(stdout, d->device_vendor);
     printf(",\"device_version\":");
-    json_string(stdout, d->device_version);
+    json_out_string(stdout, d->device_version);
     printf(",\"driver_version\":");
-    json_string(stdout, d->driver_version);
+    json_out_string(stdout, d->driver_version);
     printf(",\"opencl_c_version\":");
-    json_string(stdout, d->opencl_c_version);
+    json_out_string(stdout, d->opencl_c_version);
     printf(",\"compute_units\":%u,\"max_clock_mhz\":%u,\"max_work_group_size\":%llu,"
            "\"preferred_work_group_multiple\":%u,\"local_mem_bytes\":%llu,\"local_mem_is_global\":%s,"
            "\"global_mem_bytes\":%llu,\"max_alloc_bytes\":%llu,\"unified_memory\":%s,"
@@ -160,19 +142,19 @@ static void print_device_json(const clt_device_info *d) {
 
 static void print_context_json(const clt_context_limits *l, const clt_program_cache_stats *cs) {
     printf("{\"profile\":");
-    json_string(stdout, l->profile);
+    json_out_string(stdout, l->profile);
     printf(",\"max_work_group_size\":%llu,\"wave_width\":%u,\"local_mem_budget\":%llu,"
            "\"zero_copy\":%s,\"memory_limit\":%llu,\"kernel_dir\":",
            (unsigned long long)l->max_work_group_size, l->wave_width,
            (unsigned long long)l->local_mem_budget, l->zero_copy ? "true" : "false",
            (unsigned long long)l->memory_limit);
     if (l->kernel_dir[0])
-        json_string(stdout, l->kernel_dir);
+        json_out_string(stdout, l->kernel_dir);
     else
         printf("null");
     printf(",\"cache_dir\":");
     if (l->cache_dir[0])
-        json_string(stdout, l->cache_dir);
+        json_out_string(stdout, l->cache_dir);
     else
         printf("null");
     printf(",\"cache\":{\"disk_files\":%llu,\"disk_bytes\":%llu,\"memory_hits\":%llu,"
@@ -282,7 +264,7 @@ int main(int argc, char **argv) {
 
     if (o.json) {
         printf("{\"version\":");
-        json_string(stdout, clt_version_string());
+        json_out_string(stdout, clt_version_string());
         printf(",\"devices\":[");
         for (int i = 0; i < count; i++) {
             if (i)
@@ -292,7 +274,7 @@ int main(int argc, char **argv) {
         printf("],\"selected\":%d,\"context\":", selected);
         if (failed) {
             printf("null,\"error\":");
-            json_string(stdout, clt_last_error(ctx));
+            json_out_string(stdout, clt_last_error(ctx));
         } else {
             print_context_json(&limits, &cache);
         }

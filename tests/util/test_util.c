@@ -127,3 +127,18 @@ void tu_remove_dir(const char *dir)
     closedir(d);
     rmdir(dir);
 }
+
+char *tu_env_save(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strdup(v) : NULL;
+}
+
+void tu_env_restore(const char *name, char *saved)
+{
+    if (saved)
+        setenv(name, saved, 1);
+    else
+        unsetenv(name);
+    free(saved);
+}

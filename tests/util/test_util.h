@@ -5,6 +5,7 @@
 #include <check.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "cltensor.h"
 
@@ -15,6 +16,23 @@
         ck_assert_msg(tu_st_ == CLT_SUCCESS, "%s -> %s: %s", #call,                        \
                       clt_status_string(tu_st_), clt_last_error(tu_ctx_for_msg()));        \
     } while (0)
+
+/* Expect a call to return `want` (any status, success included). */
+#define TU_EXPECT_STATUS(call, want)                                                               \
+    do {                                                                                           \
+        clt_status tu_st_ = (call);                                                                \
+        ck_assert_msg(tu_st_ == (want), "%s -> %s, expected %s", #call, clt_status_string(tu_st_), \
+                      clt_status_string(want));                                                    \
+    } while (0)
+
+/* Expect an error message to mention `needle` (the call's name, the bad value). */
+#define TU_EXPECT_MESSAGE(msg, needle)                                                             \
+    ck_assert_msg(strstr((msg), (needle)) != NULL, "error message \"%s\" does not mention \"%s\"", \
+                  (msg), (needle))
+
+/* Save an environment variable (heap copy or NULL) and put it back (freeing the copy). */
+char *tu_env_save(const char *name);
+void tu_env_restore(const char *name, char *saved);
 
 /* A context on the device and profile the environment selects (CLT_DEVICE, CLT_DEVICE_PROFILE).
  * Also remembered for TU_OK messages; free it with tu_context_free. */
