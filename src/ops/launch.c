@@ -33,11 +33,17 @@ clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, co
     if (local == 0)
         local = 1;
     uint64_t groups = (items + local - 1) / local;
-    uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * GROUPS_PER_COMPUTE_UNIT;
-    if (cap == 0)
-        cap = GROUPS_PER_COMPUTE_UNIT;
-    if (groups > cap)
-        groups = cap;
+    /* GPUs: a few waves of groups, each work item striding over the rest (fewer, fuller groups).
+     * CPUs (POCL): one item per element, no stride. POCL runs a work-group as a loop vectorised
+     * across its items, so consecutive items must touch consecutive elements; a grid-stride loop
+     * would send each item through memory 'global size' elements apart, and bandwidth collapses. */
+    if (ctx->dev->entry->info.type != CLT_DEVICE_CPU) {
+        uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * GROUPS_PER_COMPUTE_UNIT;
+        if (cap == 0)
+            cap = GROUPS_PER_COMPUTE_UNIT;
+        if (groups > cap)
+            groups = cap;
+    }
     size_t global = (size_t)(groups * local);
     err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
