@@ -53,4 +53,18 @@ clt_status clt__transfer_read(clt_context *ctx, cl_mem buf, size_t offset, void 
 clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                             clt_future **out);
 
+/* -------------------------------------------------------- workspace.c */
+
+#define CLT_WORKSPACE_SLOTS 4
+
+/* Persistent per-context scratch buffers, one per slot (0 .. CLT_WORKSPACE_SLOTS-1; slot 0 belongs
+ * to the reductions). Returns a buffer of at least `bytes` that lives until the context is
+ * destroyed or the slot grows. *fresh is 1 when the buffer was just created (its contents are
+ * undefined: the caller initialises what it needs once), 0 when it is the one handed out before,
+ * contents as the last user left them. Growing returns the old buffer to the pool, which is safe
+ * because the in-order queue runs work already enqueued on it first. */
+clt_status clt__workspace_get(clt_context *ctx, int slot, size_t bytes, cl_mem *out, int *fresh);
+/* Give every workspace buffer back (context teardown, before the pool goes). */
+void clt__workspace_release_all(clt_context *ctx);
+
 #endif /* CLT_MEMORY_H */

@@ -16,15 +16,26 @@ clt_status clt__set_arg(clt_context *ctx, cl_kernel kernel, cl_uint index, size_
     return clt__cl_fail(ctx, err, what);
 }
 
+size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
+{
+    size_t slot = ((uintptr_t)kernel >> 4) % (sizeof ctx->wg_cache / sizeof ctx->wg_cache[0]);
+    if (ctx->wg_cache[slot].kernel == kernel)
+        return ctx->wg_cache[slot].max_work_group;
+    size_t limit = 0;
+    if (clGetKernelWorkGroupInfo(kernel, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                 sizeof limit, &limit, NULL) != CL_SUCCESS || limit == 0)
+        return 1; /* not cached: ask again next time */
+    ctx->wg_cache[slot].kernel = kernel;
+    ctx->wg_cache[slot].max_work_group = limit;
+    return limit;
+}
+
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who)
 {
     if (items == 0)
         return CLT_SUCCESS;
-    size_t kernel_max = 0;
-    cl_int err = clGetKernelWorkGroupInfo(kernel, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof kernel_max, &kernel_max, NULL);
-    if (err != CL_SUCCESS)
-        kernel_max = 1;
+    size_t kernel_max = clt__kernel_work_group_limit(ctx, kernel);
+    cl_int err;
     size_t local = PREFERRED_GROUP;
     if (local > ctx->limits.max_work_group_size)
         local = (size_t)ctx->limits.max_work_group_size;

@@ -10,6 +10,10 @@
  * enqueues nothing. `who` names the public call for error messages. */
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who);
 
+/* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
+ * as the context, so a pointer identifies one). */
+size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);
+
 /* clSetKernelArg with an error message naming the op and argument index. */
 clt_status clt__set_arg(clt_context *ctx, cl_kernel kernel, cl_uint index, size_t size,
                         const void *value, const char *who);

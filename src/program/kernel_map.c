@@ -159,6 +159,56 @@ clt_status clt__kernel_get(clt_context *ctx, const char *family, const char *opt
     return CLT_SUCCESS;
 }
 
+static kernel_entry *lookup(struct clt_kernel_map *km, uint64_t hash, const char *family,
+                           const char *options, const char *name)
+{
+    for (kernel_entry *e = km->buckets[(size_t)hash & (km->n_buckets - 1)]; e; e = e->next)
+        if (e->hash == hash && strcmp(e->name, name) == 0 && strcmp(e->options, options) == 0 &&
+            strcmp(e->family, family) == 0)
+            return e;
+    return NULL;
+}
+
+cl_kernel clt__kernel_find(clt_context *ctx, const char *key, const char *options, const char *name)
+{
+    if (!options)
+        options = "";
+    kernel_entry *e = lookup(ctx->kernels, key_hash(key, options, name), key, options, name);
+    return e ? e->kernel : NULL;
+}
+
+clt_status clt__kernel_get_source(clt_context *ctx, const char *key, const char *source,
+                                  const char *options, const char *name, cl_kernel *out)
+{
+    *out = NULL;
+    if (!options)
+        options = "";
+    uint64_t hash = key_hash(key, options, name);
+    kernel_entry *e = lookup(ctx->kernels, hash, key, options, name);
+    if (e) {
+        *out = e->kernel;
+        return CLT_SUCCESS;
+    }
+    cl_program program;
+    clt_status st = clt__program_get_source(ctx, "generated", source, options, &program);
+    if (st != CLT_SUCCESS)
+        return st;
+    cl_int err;
+    cl_kernel kernel = clCreateKernel(program, name, &err);
+    if (err != CL_SUCCESS) {
+        char what[256];
+        snprintf(what, sizeof what, "clCreateKernel('%s', generated source)", name);
+        return clt__cl_fail(ctx, err, what);
+    }
+    st = add_entry(ctx, hash, key, options, name, kernel);
+    if (st != CLT_SUCCESS) {
+        clReleaseKernel(kernel);
+        return st;
+    }
+    *out = kernel;
+    return CLT_SUCCESS;
+}
+
 static void format_base_options(const clt_context *ctx, char *buf, size_t cap)
 {
     /* Everything here changes generated code, and it is part of every program's cache key: a

@@ -45,6 +45,10 @@ void clt__program_cache_get_stats(clt_device_state *ds, clt_program_cache_stats 
  * CLT_ERR_BUILD_FAILED carries the build log in the message. */
 clt_status clt__program_get(clt_context *ctx, const char *family, const char *options,
                             cl_program *out);
+/* The same for a generated source (the expression engine): cached in memory by a hash of source +
+ * options, on disk like any other program. `name` only labels messages ("expr"). */
+clt_status clt__program_get_source(clt_context *ctx, const char *name, const char *source,
+                                   const char *options, cl_program *out);
 
 /* --------------------------------------------------------- kernel_map.c */
 
@@ -52,6 +56,13 @@ clt_status clt__program_get(clt_context *ctx, const char *family, const char *op
  * on every launch, so a hit costs one hash and a few string compares. */
 clt_status clt__kernel_get(clt_context *ctx, const char *family, const char *options,
                            const char *name, cl_kernel *out);
+/* Generated-source twins: `key` identifies the source (it must not be a family name, e.g. contain
+ * a ':'); a hit costs one hash of key + options + name. clt__kernel_find returns NULL on a miss
+ * (nothing recorded), so callers generate the source only then and pass it to
+ * clt__kernel_get_source, which builds (clt__program_get_source) and remembers the kernel. */
+cl_kernel clt__kernel_find(clt_context *ctx, const char *key, const char *options, const char *name);
+clt_status clt__kernel_get_source(clt_context *ctx, const char *key, const char *source,
+                                  const char *options, const char *name, cl_kernel *out);
 clt_status clt__kernel_map_create(struct clt_kernel_map **out);
 void clt__kernel_map_destroy(struct clt_kernel_map *km);
 

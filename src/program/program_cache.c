@@ -325,3 +325,58 @@ clt_status clt__program_get(clt_context *ctx, const char *family, const char *op
     free(source);
     return st;
 }
+
+clt_status clt__program_get_source(clt_context *ctx, const char *name, const char *source,
+                                   const char *options, cl_program *out)
+{
+    *out = NULL;
+    if (!options)
+        options = "";
+    clt_device_state *ds = ctx->dev;
+    const char *base = clt__base_build_options(ctx);
+    size_t nb = strlen(base), no = strlen(options), length = strlen(source);
+    char *full = malloc(nb + no + 2);
+    if (!full)
+        return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "program cache: out of host memory");
+    memcpy(full, base, nb);
+    full[nb] = no ? ' ' : '\0';
+    memcpy(full + nb + 1, options, no + 1);
+
+    /* Generated sources are identified by content: two 64-bit hashes and the length make an
+     * accidental collision negligible; the "generated" tag keeps them apart from family keys. */
+    char identity[80];
+    snprintf(identity, sizeof identity, "generated %016llx%016llx %zu",
+             (unsigned long long)clt__hash64(source, length, 0x67656e31ull),
+             (unsigned long long)clt__hash64(source, length, 0x67656e32ull), length);
+    char *key = join3("", full, identity);
+    if (!key) {
+        free(full);
+        return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "program cache: out of host memory");
+    }
+    uint64_t hash = clt__hash64(key, strlen(key), 0);
+
+    clt_status st = CLT_SUCCESS;
+    const char *how = "found in memory";
+    pthread_mutex_lock(&ds->lock);
+    struct clt_program_cache *pc = ds->programs;
+    program_entry *hit = find(pc, key, hash);
+    if (hit) {
+        pc->stats.memory_hits++;
+        *out = hit->program;
+    } else {
+        st = load_or_build(ctx, name, source, length, full, out, &how);
+        if (st == CLT_SUCCESS && !insert(pc, key, hash, *out)) {
+            clReleaseProgram(*out);
+            *out = NULL;
+            st = clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "program cache: out of host memory");
+        } else if (st == CLT_SUCCESS) {
+            key = NULL;
+        }
+    }
+    pthread_mutex_unlock(&ds->lock);
+    if (st == CLT_SUCCESS)
+        clt__log("program cache: generated '%s' options '%s': %s", name, full, how);
+    free(key);
+    free(full);
+    return st;
+}

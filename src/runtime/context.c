@@ -81,6 +81,7 @@ static void context_destroy(clt_context *ctx)
     if (ctx->queue)
         clFinish(ctx->queue);
     clt__tensor_release_all(ctx);
+    clt__workspace_release_all(ctx);
     if (ctx->transfer)
         clt__transfer_destroy(ctx, ctx->transfer);
     if (ctx->kernels)

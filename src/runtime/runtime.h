@@ -16,6 +16,7 @@ struct clt_pool;
 struct clt_transfer;
 struct clt_program_cache;
 struct clt_kernel_map;
+struct clt_workspace;
 
 /* ------------------------------------------------------------ errors.c */
 
@@ -86,6 +87,11 @@ struct clt_context {
     struct clt_transfer *transfer;
     struct clt_kernel_map *kernels; /* this context's cl_kernel objects (not thread-safe to share) */
     struct clt_tensor *tensors;     /* live tensor handles, released with the context */
+    struct clt_workspace *workspace; /* persistent op scratch buffers (memory/workspace.c), or NULL */
+    struct {                        /* CL_KERNEL_WORK_GROUP_SIZE by kernel, direct-mapped: asked */
+        cl_kernel kernel;           /* on every launch, and the driver query is not free */
+        size_t max_work_group;
+    } wg_cache[64];
     char *error;                    /* last failure message, heap, grows as needed */
     size_t error_cap;
 };

@@ -1,0 +1,272 @@
+/* Softmax family over the last axis: softmax, log-softmax and their backward passes.
+ *
+ * Layout: `rows` contiguous f32 rows of length n. Each tensor is a buffer plus an element offset
+ * (64-bit). Outputs may be the very same memory as an input (in place): every element is read and
+ * written by the same work item, and all reads of the reduction pass finish before a barrier.
+ *
+ * Work split: a work-group of SM_WG items is cut into teams of SM_TEAM items (a power of two); a
+ * team owns one row, so a group covers SM_WG / SM_TEAM rows. SM_TEAM = 1 is one item per row
+ * (short rows), SM_TEAM = SM_WG one group per row (long rows). Item t of a team handles elements
+ * t, t + SM_TEAM, t + 2 SM_TEAM, ... (adjacent items read adjacent addresses).
+ *
+ * Algorithm (forward): each item forms a pair (m, s): the max of its elements and the sum of
+ * exp(x - m). Pairs combine as m = max(m1, m2), s = s1 exp(m1 - m) + s2 exp(m2 - m) in one
+ * local-memory tree per team, giving the row's max M and sum S; then softmax = exp(x - M) / S and
+ * log-softmax = (x - M) - log S. Nothing overflows: every exponent is <= 0.
+ *   SM_K > 0: each item keeps its <= SM_K elements in registers (the row is read from global memory
+ *     once; exp(x - m) is kept too, so softmax costs one exp per element).
+ *   SM_K = 0: streaming for long rows: m and s are updated online (s is rescaled when m grows) and
+ *     the output pass reads the row again (from cache).
+ * Backward: one tree sum per team (of dy * y for softmax, of dy for log-softmax), then
+ *   softmax: dx = y (dy - sum), log-softmax: dx = dy - exp(y) sum.
+ * Special values follow the plain formula: a NaN makes its row NaN; -inf entries give 0 (and -inf
+ * in log-softmax); a row that is all -inf, or holds +inf, gives NaN.
+ *
+ * -D contract: SM_WG (the launch's local size), SM_TEAM (a power of two dividing SM_WG), SM_K (0,
+ * or a bound with n <= SM_K * SM_TEAM). The host checks SM_WG against CL_KERNEL_WORK_GROUP_SIZE
+ * and 2 * SM_WG * 4 bytes of local memory against the context's budget.
+ */
+
+#ifndef SM_WG
+#define SM_WG 256 // work-group size
+#endif
+#ifndef SM_TEAM
+#define SM_TEAM 256 // items per row
+#endif
+#ifndef SM_K
+#define SM_K 0 // elements per item held in registers; 0 = stream
+#endif
+
+#if SM_TEAM < 1 || SM_TEAM > SM_WG || (SM_TEAM & (SM_TEAM - 1)) != 0 || SM_WG % SM_TEAM != 0
+#error "SM_TEAM must be a power of two dividing SM_WG"
+#endif
+#if SM_K < 0 || SM_K > 64
+#error "SM_K must be in 0..64"
+#endif
+
+#define SM_ROWS_PER_GROUP (SM_WG / SM_TEAM)
+
+/* This item's row (or `rows` when its team has none), its index in the team, and its row length:
+ * 0 for teams past the last row, so they load nothing but still reach every barrier. */
+#define SM_SETUP()                                                                                 \
+    const uint lid = get_local_id(0);                                                              \
+    const uint tl = lid & (SM_TEAM - 1);                                                           \
+    const ulong row = (ulong)get_group_id(0) * SM_ROWS_PER_GROUP + lid / SM_TEAM;                  \
+    const ulong len = row < rows ? n : 0;                                                          \
+    const ulong base = row < rows ? row * n : 0
+
+/* The precise built-in exp (no native_exp: results must hold the same bounds on every device). */
+#define sm_exp exp
+
+/* exp(v - m) for an element v of a pair whose max is m; -inf contributes 0 even when m is -inf. */
+inline float sm_term(float v, float m)
+{
+    return v == -INFINITY ? 0.0f : sm_exp(v - m);
+}
+
+/* s rescaled from max m to max M >= m (exact when equal, also when both are -inf). */
+inline float sm_rescale(float s, float m, float M)
+{
+    return m == M ? s : s * sm_exp(m - M);
+}
+
+/* Combine every team's (m, s) pairs in lm/ls; each item gets its row's (M, S). */
+inline void sm_pair_reduce(__local float *lm, __local float *ls, uint lid, uint tl, float *m,
+                           float *s)
+{
+    lm[lid] = *m;
+    ls[lid] = *s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = SM_TEAM / 2; h > 0; h >>= 1) {
+        if (tl < h) {
+            float m1 = lm[lid], m2 = lm[lid + h];
+            float M = m2 > m1 ? m2 : m1;
+            ls[lid] = sm_rescale(ls[lid], m1, M) + sm_rescale(ls[lid + h], m2, M);
+            lm[lid] = M;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    *m = lm[lid - tl];
+    *s = ls[lid - tl];
+}
+
+/* Sum every team's values in ls; each item gets its row's total. */
+inline float sm_sum_reduce(__local float *ls, uint lid, uint tl, float v)
+{
+    ls[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint h = SM_TEAM / 2; h > 0; h >>= 1) {
+        if (tl < h)
+            ls[lid] += ls[lid + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return ls[lid - tl];
+}
+
+#if SM_K > 0
+/* ------------------------------------------------ row held in registers */
+
+/* LOG = 0: softmax, 1: log-softmax. */
+inline void sm_forward_regs(__global const float *x, ulong x_off, __global float *out,
+                            ulong out_off, ulong rows, ulong n, int LOG, __local float *lm,
+                            __local float *ls)
+{
+    SM_SETUP();
+    const uint cnt = (uint)len;
+    __global const float *xr = x + x_off + base;
+    float v[SM_K];
+    float m = -INFINITY;
+#pragma unroll
+    for (uint k = 0; k < SM_K; k++) {
+        uint i = tl + k * SM_TEAM;
+        v[k] = i < cnt ? xr[i] : -INFINITY;
+        m = v[k] > m ? v[k] : m;
+    }
+    float e[SM_K];
+    float s = 0.0f;
+#pragma unroll
+    for (uint k = 0; k < SM_K; k++) {
+        e[k] = sm_term(v[k], m);
+        s += e[k];
+    }
+    const float m_item = m;
+    sm_pair_reduce(lm, ls, lid, tl, &m, &s);
+    __global float *yr = out + out_off + base;
+    if (LOG) {
+        const float lse = log(s);
+#pragma unroll
+        for (uint k = 0; k < SM_K; k++) {
+            uint i = tl + k * SM_TEAM;
+            if (i < cnt)
+                yr[i] = (v[k] - m) - lse;
+        }
+    } else {
+        /* exp(x - M) / S = exp(x - m_item) * (exp(m_item - M) / S): one exp per element. */
+        const float scale = sm_rescale(1.0f, m_item, m) / s;
+#pragma unroll
+        for (uint k = 0; k < SM_K; k++) {
+            uint i = tl + k * SM_TEAM;
+            if (i < cnt)
+                yr[i] = e[k] * scale;
+        }
+    }
+}
+
+inline void sm_backward_regs(__global const float *y, ulong y_off, __global const float *dy,
+                             ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n,
+                             int LOG, __local float *ls)
+{
+    SM_SETUP();
+    const uint cnt = (uint)len;
+    __global const float *yr = y + y_off + base;
+    __global const float *gr = dy + dy_off + base;
+    float yv[SM_K], gv[SM_K];
+    float part = 0.0f;
+#pragma unroll
+    for (uint k = 0; k < SM_K; k++) {
+        uint i = tl + k * SM_TEAM;
+        yv[k] = i < cnt ? yr[i] : 0.0f;
+        gv[k] = i < cnt ? gr[i] : 0.0f;
+        part += LOG ? gv[k] : gv[k] * yv[k];
+    }
+    const float sum = sm_sum_reduce(ls, lid, tl, part);
+    __global float *dr = dx + dx_off + base;
+#pragma unroll
+    for (uint k = 0; k < SM_K; k++) {
+        uint i = tl + k * SM_TEAM;
+        if (i < cnt)
+            dr[i] = LOG ? gv[k] - sm_exp(yv[k]) * sum : yv[k] * (gv[k] - sum);
+    }
+}
+
+#define SM_FORWARD sm_forward_regs
+#define SM_BACKWARD sm_backward_regs
+
+#else
+/* ------------------------------------------------ streaming (long rows) */
+
+inline void sm_forward_stream(__global const float *x, ulong x_off, __global float *out,
+                              ulong out_off, ulong rows, ulong n, int LOG, __local float *lm,
+                              __local float *ls)
+{
+    SM_SETUP();
+    __global const float *xr = x + x_off + base;
+    float m = -INFINITY, s = 0.0f;
+    for (ulong i = tl; i < len; i += SM_TEAM) {
+        float v = xr[i];
+        if (v > m) {
+            /* (v - v) + 1 is 1, or NaN for v = +inf, as exp(v - v) would be. */
+            s = s * sm_exp(m - v) + ((v - v) + 1.0f);
+            m = v;
+        } else {
+            s += sm_term(v, m);
+        }
+    }
+    sm_pair_reduce(lm, ls, lid, tl, &m, &s);
+    __global float *yr = out + out_off + base;
+    if (LOG) {
+        const float lse = log(s);
+        for (ulong i = tl; i < len; i += SM_TEAM)
+            yr[i] = (xr[i] - m) - lse;
+    } else {
+        const float inv = 1.0f / s;
+        for (ulong i = tl; i < len; i += SM_TEAM)
+            yr[i] = sm_exp(xr[i] - m) * inv;
+    }
+}
+
+inline void sm_backward_stream(__global const float *y, ulong y_off, __global const float *dy,
+                               ulong dy_off, __global float *dx, ulong dx_off, ulong rows,
+                               ulong n, int LOG, __local float *ls)
+{
+    SM_SETUP();
+    __global const float *yr = y + y_off + base;
+    __global const float *gr = dy + dy_off + base;
+    float part = 0.0f;
+    for (ulong i = tl; i < len; i += SM_TEAM)
+        part += LOG ? gr[i] : gr[i] * yr[i];
+    const float sum = sm_sum_reduce(ls, lid, tl, part);
+    __global float *dr = dx + dx_off + base;
+    for (ulong i = tl; i < len; i += SM_TEAM) {
+        float yv = yr[i], gv = gr[i];
+        dr[i] = LOG ? gv - sm_exp(yv) * sum : yv * (gv - sum);
+    }
+}
+
+#define SM_FORWARD sm_forward_stream
+#define SM_BACKWARD sm_backward_stream
+#endif
+
+/* ------------------------------------------------ entry points */
+
+__kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
+softmax_fwd(__global const float *x, ulong x_off, __global float *out, ulong out_off, ulong rows,
+            ulong n)
+{
+    __local float lm[SM_WG], ls[SM_WG];
+    SM_FORWARD(x, x_off, out, out_off, rows, n, 0, lm, ls);
+}
+
+__kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
+log_softmax_fwd(__global const float *x, ulong x_off, __global float *out, ulong out_off,
+                ulong rows, ulong n)
+{
+    __local float lm[SM_WG], ls[SM_WG];
+    SM_FORWARD(x, x_off, out, out_off, rows, n, 1, lm, ls);
+}
+
+__kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
+softmax_bwd(__global const float *y, ulong y_off, __global const float *dy, ulong dy_off,
+            __global float *dx, ulong dx_off, ulong rows, ulong n)
+{
+    __local float ls[SM_WG];
+    SM_BACKWARD(y, y_off, dy, dy_off, dx, dx_off, rows, n, 0, ls);
+}
+
+__kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
+log_softmax_bwd(__global const float *y, ulong y_off, __global const float *dy, ulong dy_off,
+                __global float *dx, ulong dx_off, ulong rows, ulong n)
+{
+    __local float ls[SM_WG];
+    SM_BACKWARD(y, y_off, dy, dy_off, dx, dx_off, rows, n, 1, ls);
+}

@@ -1,0 +1,266 @@
+/* Reductions: clt_reduce, clt_argmax, clt_argmin, clt_rowsum. Validate, plan the axes
+ * (reduce_plan.c), choose lanes per output and chunk groups, then ONE launch of reduce_run
+ * (cl_kernels/reduce.cl). Long reductions with few outputs spread over many work-groups in that same
+ * launch; the last group of each output group finishes (counters and partials in the workspace). */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memory/memory.h"
+#include "ops/launch.h"
+#include "ops/reduce_plan.h"
+#include "program/program.h"
+
+#define REDUCE_FAMILY "reduce"
+#define OP_ARGMAX 7 /* RED_OP values after the clt_reduce_op ones */
+#define OP_ARGMIN 8
+
+#define PREFERRED_WG 256u
+#define MAX_COUNTERS 1024u      /* output groups that can use chunk groups; must match -DMAX_COUNTERS */
+#define PARTIAL_BYTES 16u       /* one float4 per partial accumulator */
+#define GROUPS_PER_CU 8u        /* chunk groups aim at this many work-groups per compute unit */
+#define MIN_PER_LANE_CHUNKED 32 /* split into chunks only while each lane keeps this much work */
+#define ELEMS_PER_LANE 8        /* rows: lanes per output ~ R / this */
+
+static const char *const op_names[] = {"SUM", "MEAN", "MAX", "MIN", "VAR", "VAR_UNBIASED", "L2NORM"};
+
+static uint64_t next_pow2(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return p;
+}
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+/* Do the byte ranges of a and b intersect? */
+static int overlaps(const clt_tensor *a, const clt_tensor *b)
+{
+    if (a->storage->mem != b->storage->mem || a->nbytes == 0 || b->nbytes == 0)
+        return 0;
+    return a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+}
+
+/* Launch geometry. */
+typedef struct geometry {
+    uint32_t wg, lanes, chunks;
+    uint64_t out_groups, chunk_len;
+} geometry;
+
+static void choose_geometry(const clt_context *ctx, const clt__reduce_plan *p, uint32_t wg,
+                            geometry *g)
+{
+    uint64_t R = (uint64_t)p->length, O = (uint64_t)p->outputs;
+    uint64_t useful = next_pow2(ceil_div(R, ELEMS_PER_LANE)); /* lanes that still get work */
+    uint64_t lanes;
+    if (p->layout == CLT__RED_ROWS || p->layout == CLT__RED_GEN_LANES) {
+        lanes = useful;
+    } else {
+        /* adjacent work-items read adjacent kept elements; the rest of the group splits R */
+        uint64_t opg = next_pow2((uint64_t)p->innermost_kept);
+        if (opg > wg)
+            opg = wg;
+        lanes = wg / opg;
+        if (lanes > useful)
+            lanes = useful;
+    }
+    if (lanes > wg)
+        lanes = wg;
+    g->wg = wg;
+    g->lanes = (uint32_t)lanes;
+    g->out_groups = ceil_div(O, wg / lanes);
+    g->chunks = 1;
+    g->chunk_len = R;
+    uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
+    uint64_t target = cus * GROUPS_PER_CU;
+    if (g->out_groups < target && g->out_groups <= MAX_COUNTERS &&
+        R >= 2 * lanes * MIN_PER_LANE_CHUNKED) {
+        uint64_t c = ceil_div(target, g->out_groups);
+        uint64_t most = R / (lanes * MIN_PER_LANE_CHUNKED);
+        if (c > most)
+            c = most;
+        if (c > 1) {
+            /* chunk boundaries on multiples of 4 * lanes keep the unrolled loop whole */
+            uint64_t step = 4 * lanes;
+            g->chunk_len = ceil_div(ceil_div(R, c), step) * step;
+            g->chunks = (uint32_t)ceil_div(R, g->chunk_len);
+        }
+    }
+}
+
+/* Rows on CPU devices: a contiguous slice per work-item; GPUs (and the gfx902 profile, which must
+ * run the GPU variant wherever the tests run) interleave lanes for coalesced reads. */
+static int contiguous_lanes(const clt_context *ctx, int layout)
+{
+    if (layout != CLT__RED_ROWS && layout != CLT__RED_GEN_LANES)
+        return 0; /* column walks: interleaved lanes share cache lines */
+    return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
+}
+
+/* The kernel for (op, layout) with the largest power-of-two work-group the device takes. */
+static clt_status get_kernel(clt_context *ctx, int op, int layout, const char *who, cl_kernel *k,
+                             uint32_t *wg_out)
+{
+    uint32_t wg = PREFERRED_WG;
+    while (wg > ctx->limits.max_work_group_size && wg > 1)
+        wg >>= 1;
+    while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
+        wg >>= 1;
+    for (;;) {
+        char options[128];
+        snprintf(options, sizeof options, "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d",
+                 op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout));
+        clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
+        if (st != CLT_SUCCESS)
+            return clt__prefix_error(ctx, st, who);
+        size_t kmax = 0;
+        cl_int err = clGetKernelWorkGroupInfo(*k, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                              sizeof kmax, &kmax, NULL);
+        if (err != CL_SUCCESS)
+            return clt__cl_fail(ctx, err, "clGetKernelWorkGroupInfo");
+        if (kmax >= wg || wg == 1) {
+            *wg_out = wg;
+            return CLT_SUCCESS;
+        }
+        wg >>= 1; /* this build cannot run WG items per group (registers): a smaller variant */
+    }
+}
+
+/* The workspace for chunk groups: counters (zeroed once, when the buffer is new), then partials. */
+static clt_status get_workspace(clt_context *ctx, uint64_t partials, const char *who, cl_mem *ws)
+{
+    int fresh = 0;
+    size_t head = MAX_COUNTERS * sizeof(cl_uint);
+    clt_status st = clt__workspace_get(ctx, 0, head + (size_t)partials * PARTIAL_BYTES, ws, &fresh);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    if (fresh) {
+        cl_uint zero = 0;
+        cl_int err = clEnqueueFillBuffer(ctx->queue, *ws, &zero, sizeof zero, 0, head, 0, NULL, NULL);
+        if (err != CL_SUCCESS)
+            return clt__cl_fail(ctx, err, "clEnqueueFillBuffer (reduction workspace)");
+    }
+    return CLT_SUCCESS;
+}
+
+static clt_status launch(clt_context *ctx, int op, const clt__reduce_plan *p, const clt_tensor *x,
+                         clt_tensor *out, const char *who)
+{
+    cl_kernel k;
+    uint32_t wg = 1;
+    clt_status st = get_kernel(ctx, op, p->layout, who, &k, &wg);
+    if (st != CLT_SUCCESS)
+        return st;
+    geometry g;
+    choose_geometry(ctx, p, wg, &g);
+    cl_mem ws = x->storage->mem; /* never touched by the kernel unless chunks > 1 */
+    if (g.chunks > 1 &&
+        (st = get_workspace(ctx, (uint64_t)p->outputs * g.chunks, who, &ws)) != CLT_SUCCESS)
+        return st;
+    size_t esize = clt_dtype_size(out->dtype);
+    cl_ulong8 params = {{(cl_ulong)p->outputs, (cl_ulong)p->length, (cl_ulong)p->inner,
+                         x->offset / sizeof(float), out->offset / esize, g.lanes, g.chunks,
+                         g.chunk_len}};
+    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &x->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &out->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &ws, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof params, &params, who)))
+        return st;
+    if (p->layout >= CLT__RED_GEN_LANES) {
+        cl_ulong16 geom;
+        for (int i = 0; i < 4; i++) {
+            geom.s[i] = p->kept_dims[i];
+            geom.s[4 + i] = p->kept_strides[i];
+            geom.s[8 + i] = p->red_dims[i];
+            geom.s[12 + i] = p->red_strides[i];
+        }
+        if ((st = clt__set_arg(ctx, k, 4, sizeof geom, &geom, who)))
+            return st;
+    }
+    size_t local = wg, global = (size_t)(g.out_groups * g.chunks) * wg;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(global %zu, local %zu)", who, global,
+                 local);
+        return clt__cl_fail(ctx, err, what);
+    }
+    return CLT_SUCCESS;
+}
+
+/* Checks shared by every entry point, then the launch. op: RED_OP (0..6, or OP_ARGMAX/OP_ARGMIN). */
+static clt_status reduce_named(const char *who, int op, const clt_tensor *x, int naxes,
+                               const int *axes, int keepdim, clt_tensor *out)
+{
+    if (!x || !out)
+        return clt__fail(x ? x->ctx : out ? out->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "%s: %s is NULL", who, x ? "out" : "x");
+    clt_context *ctx = x->ctx;
+    if (out->ctx != ctx)
+        return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: x and out belong to different contexts",
+                         who);
+    int is_arg = op == OP_ARGMAX || op == OP_ARGMIN;
+    clt_dtype want = is_arg ? CLT_I32 : CLT_F32;
+    if (x->dtype != CLT_F32)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: x is %s, expected f32", who,
+                         clt_dtype_name(x->dtype));
+    if (out->dtype != want)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: out is %s, expected %s", who,
+                         clt_dtype_name(out->dtype), clt_dtype_name(want));
+    clt__reduce_plan p;
+    clt_status st = clt__reduce_plan_make(who, x, naxes, axes, keepdim, &p);
+    if (st != CLT_SUCCESS)
+        return st;
+    int same = out->ndim == p.out_ndim;
+    for (int d = 0; same && d < p.out_ndim; d++)
+        same = out->shape[d] == p.out_shape[d];
+    if (!same) {
+        char got[160], exp[160], xs[160];
+        clt__format_shape(got, sizeof got, out->ndim, out->shape);
+        clt__format_shape(exp, sizeof exp, p.out_ndim, p.out_shape);
+        clt__format_shape(xs, sizeof xs, x->ndim, x->shape);
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: out has shape %s, expected %s (x %s, keepdim %d)",
+                         who, got, exp, xs, keepdim ? 1 : 0);
+    }
+    if (p.length == 0 && (op == CLT_REDUCE_MAX || op == CLT_REDUCE_MIN || is_arg))
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: %s over an empty axis has no value", who,
+                         is_arg ? (op == OP_ARGMAX ? "argmax" : "argmin") : op_names[op]);
+    if (is_arg && p.length > INT32_MAX)
+        return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW,
+                         "%s: axis of length %lld: indices do not fit in i32", who,
+                         (long long)p.length);
+    if (overlaps(x, out))
+        return clt__fail(ctx, CLT_ERR_ALIASING, "%s: out overlaps x", who);
+    if (p.outputs == 0)
+        return CLT_SUCCESS;
+    return launch(ctx, op, &p, x, out, who);
+}
+
+clt_status clt_reduce(clt_reduce_op op, const clt_tensor *x, int naxes, const int *axes, int keepdim,
+                      clt_tensor *out)
+{
+    if ((int)op < 0 || (int)op > CLT_REDUCE_L2NORM)
+        return clt__fail(x ? x->ctx : out ? out->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_reduce: unknown op %d", (int)op);
+    return reduce_named("clt_reduce", (int)op, x, naxes, axes, keepdim, out);
+}
+
+clt_status clt_argmax(const clt_tensor *x, int axis, int keepdim, clt_tensor *out)
+{
+    return reduce_named("clt_argmax", OP_ARGMAX, x, 1, &axis, keepdim, out);
+}
+
+clt_status clt_argmin(const clt_tensor *x, int axis, int keepdim, clt_tensor *out)
+{
+    return reduce_named("clt_argmin", OP_ARGMIN, x, 1, &axis, keepdim, out);
+}
+
+clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)
+{
+    static const char *who = "clt_rowsum";
+    if (x && x->ndim == 0)
+        return clt__fail(x->ctx, CLT_ERR_INVALID_SHAPE, "%s: x is a scalar (0-d), it has no rows", who);
+    int axis = -1;
+    return reduce_named(who, CLT_REDUCE_SUM, x, 1, &axis, 0, out);
+}
