@@ -81,5 +81,20 @@ extern const bench_suite bench_suite_pinn;
 
 /* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
  * their op family. */
+/* bench_elementwise.c: 1-D cases p[0] = n; softmax / rowsum p = {rows, cols}. */
+clt_status bench_setup_add(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_mul(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_relu(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_sigmoid(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_tanh(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_chain_relu_mul_add(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_sum(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_mean(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_max(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_softmax(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_rowsum(bench_env *env, const bench_case *c, bench_run *out);
+/* clEnqueueCopyBuffer through clt_tensor_copy: the device's copy bandwidth, the yardstick of the
+ * bandwidth-bound cases. */
+clt_status bench_setup_copy(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

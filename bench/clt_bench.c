@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "bench_cases.h"
+#include "bench_compare.h"
 #include "bench_startup.h"
 #include "bench_report.h"
 #include "bench_timing.h"
@@ -18,6 +19,8 @@ typedef struct bench_options {
     int suite_count;
     const char *case_filter;
     const char *json_path;
+    char **compare_files; /* --compare FILE...: join earlier runs instead of running */
+    int compare_count;
     const char *device;
     const char *profile;
     int list;
@@ -35,6 +38,8 @@ static void usage(FILE *f) {
             "  --profile NAME   device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
+            "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
+            "                   and ratios (per case: the fastest run and by how much)\n"
             "  --list           list the cases (of --suite, default all) and whether they are implemented\n"
             "  --help           this text\n"
             "exit status: 0 all cases ran (or were not implemented / skipped), 1 a case or setup failed\n");
@@ -80,6 +85,15 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             exit(0);
         } else if (strcmp(a, "--list") == 0) {
             o->list = 1;
+        } else if (strcmp(a, "--compare") == 0) {
+            /* every following argument is a JSON-lines file */
+            o->compare_files = argv + i + 1;
+            o->compare_count = argc - i - 1;
+            if (o->compare_count == 0) {
+                fprintf(stderr, "clt-bench: --compare needs JSON-lines files\n");
+                return -1;
+            }
+            break;
         } else if (!v) {
             fprintf(stderr, "clt-bench: unknown option or missing value: '%s'\n", a);
             return -1;
@@ -223,6 +237,8 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 1;
     }
+    if (o.compare_count > 0)
+        return bench_compare(o.compare_count, o.compare_files, stdout) == 0 ? 0 : 1;
     if (o.suite_count == 0)
         add_suite(&o, o.list ? "all" : "seed"); /* listing shows everything by default */
     if (o.list) {

@@ -13,11 +13,18 @@
         {op "/4096x4096", setup, {4096, 4096}, 0}
 
 static const bench_case micro_cases[] = {
-    MICRO_SIZES("add", NULL),     MICRO_SIZES("mul", NULL),
-    MICRO_SIZES("relu", NULL),    MICRO_SIZES("sigmoid", NULL),
-    MICRO_SIZES("tanh", NULL),    MICRO_SIZES("sum", NULL),
-    MICRO_SIZES("max", NULL),     MICRO_SIZES("chain_relu_mul_add", NULL),
-    MICRO_ROWS("softmax", NULL),  MICRO_ROWS("rowsum", NULL),
+    MICRO_SIZES("add", bench_setup_add),
+    MICRO_SIZES("mul", bench_setup_mul),
+    MICRO_SIZES("relu", bench_setup_relu),
+    MICRO_SIZES("sigmoid", bench_setup_sigmoid),
+    MICRO_SIZES("tanh", bench_setup_tanh),
+    MICRO_SIZES("sum", bench_setup_sum),
+    MICRO_SIZES("max", bench_setup_max),
+    MICRO_SIZES("chain_relu_mul_add", bench_setup_chain_relu_mul_add),
+    MICRO_ROWS("softmax", bench_setup_softmax),
+    MICRO_ROWS("rowsum", bench_setup_rowsum),
+    /* not in BENCHMARKS.md: the copy-bandwidth yardstick for the 16M cases */
+    {"copy/16777216", bench_setup_copy, {16777216}, 0},
 };
 
 const bench_suite bench_suite_micro = {"micro", micro_cases,

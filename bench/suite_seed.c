@@ -7,14 +7,14 @@
 static const bench_case seed_cases[] = {
     {"matmul/256", NULL, {256}, 0},
     {"matmul/512", NULL, {512}, 0},
-    {"add/100000", NULL, {100000}, 0},
-    {"mul/100000", NULL, {100000}, 0},
-    {"add/1000000", NULL, {1000000}, 0},
-    {"mul/1000000", NULL, {1000000}, 0},
-    {"relu/1000000", NULL, {1000000}, 0},
-    {"sigmoid/1000000", NULL, {1000000}, 0},
-    {"sum/1000000", NULL, {1000000}, 0},
-    {"mean/1000000", NULL, {1000000}, 0},
+    {"add/100000", bench_setup_add, {100000}, 0},
+    {"mul/100000", bench_setup_mul, {100000}, 0},
+    {"add/1000000", bench_setup_add, {1000000}, 0},
+    {"mul/1000000", bench_setup_mul, {1000000}, 0},
+    {"relu/1000000", bench_setup_relu, {1000000}, 0},
+    {"sigmoid/1000000", bench_setup_sigmoid, {1000000}, 0},
+    {"sum/1000000", bench_setup_sum, {1000000}, 0},
+    {"mean/1000000", bench_setup_mean, {1000000}, 0},
     {"conv2d/n1c16h64o32k3s1", NULL, {1, 16, 64, 64, 32, 3, 1, 1}, 0},
 };
 

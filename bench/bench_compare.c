@@ -1,0 +1,150 @@
+#include "bench_compare.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_RUNS 16
+#define MAX_CASES 512
+
+typedef struct compare_table {
+    char runs[MAX_RUNS][200]; /* column titles: "peer @ device (profile)" */
+    int nruns;
+    char cases[MAX_CASES][64];
+    int ncases;
+    double us[MAX_CASES][MAX_RUNS]; /* 0 = not measured */
+} compare_table;
+
+/* The value of "key" in one flat JSON object line (string or number), tolerant of the spacing
+ * Python's json.dumps uses. Returns 1 if found. Strings: simple escapes are kept as is. */
+static int json_field(const char *line, const char *key, char *out, size_t cap)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\"", key);
+    const char *p = strstr(line, pat);
+    if (!p)
+        return 0;
+    p += strlen(pat);
+    while (isspace((unsigned char)*p))
+        p++;
+    if (*p++ != ':')
+        return 0;
+    while (isspace((unsigned char)*p))
+        p++;
+    size_t n = 0;
+    if (*p == '"') {
+        for (p++; *p && *p != '"' && n + 1 < cap; p++) {
+            if (*p == '\\' && p[1])
+                p++;
+            out[n++] = *p;
+        }
+    } else {
+        for (; *p && *p != ',' && *p != '}' && !isspace((unsigned char)*p) && n + 1 < cap; p++)
+            out[n++] = *p;
+    }
+    out[n] = '\0';
+    return 1;
+}
+
+static int find_or_add(char (*names)[64], int *count, int max, const char *name)
+{
+    for (int i = 0; i < *count; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    if (*count == max)
+        return -1;
+    snprintf(names[*count], 64, "%.63s", name);
+    return (*count)++;
+}
+
+static int run_column(compare_table *t, const char *title)
+{
+    for (int i = 0; i < t->nruns; i++)
+        if (strcmp(t->runs[i], title) == 0)
+            return i;
+    if (t->nruns == MAX_RUNS)
+        return -1;
+    snprintf(t->runs[t->nruns], sizeof t->runs[0], "%s", title);
+    return t->nruns++;
+}
+
+static int read_file(compare_table *t, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char line[4096];
+    while (fgets(line, sizeof line, f)) {
+        char peer[64] = "?", device[96] = "?", profile[32] = "", name[64], us[32];
+        if (!json_field(line, "case", name, sizeof name) || !json_field(line, "us", us, sizeof us))
+            continue; /* not measured (not implemented, failed) or not a result line */
+        json_field(line, "peer", peer, sizeof peer);
+        json_field(line, "device", device, sizeof device);
+        json_field(line, "profile", profile, sizeof profile);
+        char title[192];
+        if (profile[0] && strcmp(profile, "native") != 0)
+            snprintf(title, sizeof title, "%s @ %s (%s)", peer, device, profile);
+        else
+            snprintf(title, sizeof title, "%s @ %s", peer, device);
+        int col = run_column(t, title);
+        int row = find_or_add(t->cases, &t->ncases, MAX_CASES, name);
+        if (col >= 0 && row >= 0)
+            t->us[row][col] = atof(us);
+    }
+    fclose(f);
+    return 0;
+}
+
+static void print_table(const compare_table *t, FILE *out)
+{
+    fprintf(out, "| case |");
+    for (int r = 0; r < t->nruns; r++)
+        fprintf(out, " %s (us) |", t->runs[r]);
+    fprintf(out, " fastest | by |\n| --- |");
+    for (int r = 0; r < t->nruns; r++)
+        fprintf(out, " ---: |");
+    fprintf(out, " --- | ---: |\n");
+    for (int c = 0; c < t->ncases; c++) {
+        int best = -1, second = -1;
+        for (int r = 0; r < t->nruns; r++) {
+            double v = t->us[c][r];
+            if (v <= 0)
+                continue;
+            if (best < 0 || v < t->us[c][best]) {
+                second = best;
+                best = r;
+            } else if (second < 0 || v < t->us[c][second]) {
+                second = r;
+            }
+        }
+        fprintf(out, "| %s |", t->cases[c]);
+        for (int r = 0; r < t->nruns; r++) {
+            if (t->us[c][r] > 0)
+                fprintf(out, " %.2f |", t->us[c][r]);
+            else
+                fprintf(out, " - |");
+        }
+        if (best >= 0 && second >= 0)
+            fprintf(out, " %s | %.2fx |\n", t->runs[best], t->us[c][second] / t->us[c][best]);
+        else
+            fprintf(out, " %s | |\n", best >= 0 ? t->runs[best] : "-");
+    }
+}
+
+int bench_compare(int nfiles, char *const *files, FILE *out)
+{
+    compare_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        fprintf(stderr, "clt-bench: out of host memory\n");
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < nfiles && rc == 0; i++)
+        rc = read_file(t, files[i]);
+    if (rc == 0)
+        print_table(t, out);
+    free(t);
+    return rc;
+}
