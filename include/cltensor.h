@@ -30,6 +30,7 @@
  *   CLT_MEMORY_LIMIT    pool cap in bytes; suffixes K, M, G (powers of 1024)
  *   CLT_KERNEL_DIR      load cl_kernels/ sources from this directory
  *   CLT_CACHE_DIR       on-disk program cache directory, or "off"
+ *   CLT_GEMM_IMPL       "tiled", "clblast" or "auto" (default)
  *   CLT_LOG             "debug" to log to stderr
  */
 #ifndef CLTENSOR_H
@@ -179,6 +180,9 @@ typedef struct clt_context_options {
     /** On-disk program cache directory; "off" disables it. NULL = $CLT_CACHE_DIR, else
      *  $XDG_CACHE_HOME/cltensor, else $HOME/.cache/cltensor. */
     const char *cache_dir;
+    /** GEMM implementation: "tiled" (ours), "clblast" or "auto" (default: by shape and device).
+     *  NULL = $CLT_GEMM_IMPL, else "auto". */
+    const char *gemm_impl;
 } clt_context_options;
 
 /** Fill *opts with defaults (everything from the environment). */
@@ -215,6 +219,7 @@ typedef struct clt_context_limits {
     uint64_t memory_limit;      /* pool cap, 0 = none */
     char kernel_dir[512];       /* "" = embedded sources */
     char cache_dir[512];        /* "" when the disk cache is off */
+    char gemm_impl[16];         /* "auto", "tiled" or "clblast" */
 } clt_context_limits;
 
 CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits);
@@ -318,5 +323,6 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #endif
 
 #include "cltensor_ops.h"
+#include "cltensor_gemm.h"
 
 #endif /* CLTENSOR_H */

@@ -139,6 +139,12 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
     snprintf(limits.kernel_dir, sizeof limits.kernel_dir, "%s", kdir ? kdir : "");
     resolve_cache_dir(opts->cache_dir, limits.cache_dir, sizeof limits.cache_dir);
+    const char *gemm = env_or(opts->gemm_impl, "CLT_GEMM_IMPL");
+    if (gemm && strcmp(gemm, "auto") && strcmp(gemm, "tiled") && strcmp(gemm, "clblast"))
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_context_create: GEMM implementation \"%s\" is not tiled, clblast or auto",
+                         gemm);
+    snprintf(limits.gemm_impl, sizeof limits.gemm_impl, "%s", gemm ? gemm : "auto");
 
     clt_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)

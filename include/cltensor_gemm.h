@@ -1,0 +1,83 @@
+/*
+ * cltensor GEMM: C = act(alpha * op(A) * op(B) + beta * C + bias) + residual, row-major f32.
+ * Included by cltensor.h. Our hand-tiled kernels or CLBlast, chosen per shape and device
+ * (CLT_GEMM_IMPL=tiled|clblast|auto or clt_context_options.gemm_impl forces one). One launch per
+ * call for our kernels, epilogue included. Only enqueues.
+ *
+ * Matrices live in tensors as raw row-major storage: element (i, j) of a matrix X with leading
+ * dimension ldx starting `off` elements into tensor T is T[off + i * ldx + j]. op(X) = X or X^T.
+ * Bounds: every element addressed must lie inside its tensor (CLT_ERR_INVALID_SHAPE otherwise);
+ * ld must be >= the stored row length (CLT_ERR_INVALID_ARGUMENT). m, n, k >= 0; m or n = 0 is a
+ * no-op; k = 0 gives C = act(beta * C + bias) + residual.
+ * beta == 0: C is not read (NaN in C is overwritten).
+ * Aliasing: C may not overlap A, B, bias or residual (CLT_ERR_ALIASING).
+ */
+#ifndef CLTENSOR_GEMM_H
+#define CLTENSOR_GEMM_H
+
+#include "cltensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum clt_transpose { CLT_NO_TRANS = 0, CLT_TRANS = 1 } clt_transpose;
+
+typedef enum clt_bias_mode {
+    CLT_BIAS_NONE = 0,
+    CLT_BIAS_PER_COLUMN = 1, /* bias[j] added to column j (the usual layer bias, length n) */
+    CLT_BIAS_PER_ROW = 2     /* bias[i] added to row i (length m) */
+} clt_bias_mode;
+
+/** Work fused into the GEMM kernel after the product. Zero-initialise (or use
+ *  clt_gemm_epilogue_init) for none. The activation is one of CLT_IDENTITY, CLT_RELU, CLT_GELU_ERF,
+ *  CLT_GELU_TANH, CLT_TANH, CLT_SIGMOID, CLT_SILU (others: CLT_ERR_UNSUPPORTED). residual is an
+ *  m x n matrix at offset residual_offset with leading dimension ldr (same batch stride as C in
+ *  batched calls). */
+typedef struct clt_gemm_epilogue {
+    const clt_tensor *bias;
+    clt_bias_mode bias_mode;
+    clt_unary_op activation;
+    float activation_alpha;
+    const clt_tensor *residual;
+    int64_t residual_offset;
+    int64_t ldr;
+} clt_gemm_epilogue;
+
+CLT_API void clt_gemm_epilogue_init(clt_gemm_epilogue *e);
+
+/** One GEMM. epilogue may be NULL. */
+CLT_API clt_status clt_gemm(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n, int64_t k,
+                            float alpha, const clt_tensor *a, int64_t a_offset, int64_t lda,
+                            const clt_tensor *b, int64_t b_offset, int64_t ldb, float beta,
+                            clt_tensor *c, int64_t c_offset, int64_t ldc,
+                            const clt_gemm_epilogue *epilogue);
+
+/** `batch` GEMMs with matrix i at offset + i * stride in each tensor (stride 0 shares a matrix,
+ *  e.g. one weight for every batch; C's stride must not make C matrices overlap). */
+CLT_API clt_status clt_gemm_strided_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n,
+                                            int64_t k, float alpha, const clt_tensor *a,
+                                            int64_t a_offset, int64_t lda, int64_t a_stride,
+                                            const clt_tensor *b, int64_t b_offset, int64_t ldb,
+                                            int64_t b_stride, float beta, clt_tensor *c,
+                                            int64_t c_offset, int64_t ldc, int64_t c_stride,
+                                            int64_t batch, const clt_gemm_epilogue *epilogue);
+
+/** `batch` independent GEMMs of the same shape, each with its own tensors and offsets (arrays of
+ *  length batch). The residual of the epilogue, if any, is not supported here (CLT_ERR_UNSUPPORTED). */
+CLT_API clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n,
+                                    int64_t k, float alpha, const clt_tensor *const *a,
+                                    const int64_t *a_offsets, int64_t lda,
+                                    const clt_tensor *const *b, const int64_t *b_offsets,
+                                    int64_t ldb, float beta, clt_tensor *const *c,
+                                    const int64_t *c_offsets, int64_t ldc, int64_t batch,
+                                    const clt_gemm_epilogue *epilogue);
+
+/** out = a @ b for contiguous tensors: a [M, K] and b [K, N] give out [M, N]; a [B, M, K] with b
+ *  [B, K, N] or [K, N] gives out [B, M, N]. */
+CLT_API clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLTENSOR_GEMM_H */

@@ -1,0 +1,37 @@
+/* GEMM internals: the validated problem every implementation receives, and the implementations.
+ * Validation (shapes, bounds, aliasing, contexts) is done once, in gemm.c, before any of these run. */
+#ifndef CLT_GEMM_H
+#define CLT_GEMM_H
+
+#include "runtime/runtime.h"
+
+/* One validated, possibly strided-batched GEMM. Offsets, leading dimensions and strides are in
+ * elements; a buffer of NULL means "not used" (bias, residual). */
+typedef struct clt__gemm_problem {
+    clt_transpose ta, tb;
+    int64_t m, n, k;
+    float alpha, beta;
+    cl_mem a, b, c;
+    uint64_t a_off, b_off, c_off;
+    int64_t lda, ldb, ldc;
+    int64_t a_stride, b_stride, c_stride, batch; /* batch >= 1; strides 0 when batch == 1 */
+    cl_mem bias;
+    uint64_t bias_off;
+    clt_bias_mode bias_mode;
+    clt_unary_op act; /* CLT_IDENTITY: none */
+    float act_alpha;
+    cl_mem residual;
+    uint64_t residual_off;
+    int64_t ldr;
+} clt__gemm_problem;
+
+/* Our kernels (gemm_tiled.c, cl_kernels/gemm*.cl): tiled, small/direct and GEMV paths, epilogue
+ * fused. One launch. CLT_ERR_UNSUPPORTED if no variant fits the device (the caller falls back). */
+clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+/* CLBlast (gemm_clblast.c): CLBlastSgemm / CLBlastSgemmStridedBatched, then the epilogue as one
+ * extra launch when there is one. CLT_ERR_UNSUPPORTED when CLBlast refuses the problem or the
+ * device (the caller falls back to ours). */
+clt_status clt__gemm_clblast(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+#endif
