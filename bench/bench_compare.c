@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_RUNS 16
 #define MAX_CASES 512
@@ -133,7 +134,49 @@ static void print_table(const compare_table *t, FILE *out)
     }
 }
 
-int bench_compare(int nfiles, char *const *files, FILE *out)
+/* Gnuplot input: one row per case measured by at least one run, one column per run ("-" when
+ * missing), then a script drawing grouped bars on a log axis (sizes span decades). */
+static int draw_png(const compare_table *t, const char *png)
+{
+    char data[] = "/tmp/clt-compare-XXXXXX";
+    int fd = mkstemp(data);
+    if (fd < 0) {
+        perror("clt-bench: temp file");
+        return -1;
+    }
+    FILE *d = fdopen(fd, "w");
+    for (int c = 0; c < t->ncases; c++) {
+        fprintf(d, "\"%s\"", t->cases[c]);
+        for (int r = 0; r < t->nruns; r++)
+            t->us[c][r] > 0 ? fprintf(d, " %g", t->us[c][r]) : fprintf(d, " -");
+        fputc('\n', d);
+    }
+    fclose(d);
+    FILE *g = popen("gnuplot", "w");
+    if (!g) {
+        fprintf(stderr, "clt-bench: cannot run gnuplot (apt-get install gnuplot-nox)\n");
+        remove(data);
+        return -1;
+    }
+    int width = 300 + 28 * t->ncases;
+    fprintf(g, "set terminal pngcairo noenhanced size %d,720 font 'sans,9'\nset output '%s'\nset bmargin 11\nset rmargin 8\n", width, png);
+    fprintf(g, "set datafile missing '-'\nset style data histograms\nset style histogram clustered gap 1\n"
+               "set style fill solid 0.8 border -1\nset logscale y\nset ylabel 'time per op (us), log scale'\n"
+               "set grid ytics\nset xtics rotate by -60 scale 0 font 'sans,8'\nset key top left\n"
+               "set title 'median time per op: lower is better'\nplot ");
+    for (int r = 0; r < t->nruns; r++)
+        fprintf(g, "%s'%s' using %d:xtic(1) title '%s'", r ? ", " : "", data, r + 2, t->runs[r]);
+    fputc('\n', g);
+    int rc = pclose(g);
+    remove(data);
+    if (rc != 0) {
+        fprintf(stderr, "clt-bench: gnuplot failed (status %d)\n", rc);
+        return -1;
+    }
+    return 0;
+}
+
+int bench_compare(int nfiles, char *const *files, const char *png, FILE *out)
 {
     compare_table *t = calloc(1, sizeof *t);
     if (!t) {
@@ -145,6 +188,8 @@ int bench_compare(int nfiles, char *const *files, FILE *out)
         rc = read_file(t, files[i]);
     if (rc == 0)
         print_table(t, out);
+    if (rc == 0 && png)
+        rc = draw_png(t, png);
     free(t);
     return rc;
 }

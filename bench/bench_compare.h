@@ -5,7 +5,9 @@
 
 #include <stdio.h>
 
-/* Returns 0, or -1 when a file cannot be read (message on stderr). */
-int bench_compare(int nfiles, char *const *files, FILE *out);
+/* Prints the table to out and, when png is not NULL, draws it there with gnuplot (Debian's
+ * gnuplot-nox; only this option needs it). Returns 0, or -1 when a file cannot be read or the chart
+ * cannot be drawn (message on stderr). */
+int bench_compare(int nfiles, char *const *files, const char *png, FILE *out);
 
 #endif

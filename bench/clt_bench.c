@@ -20,6 +20,7 @@ typedef struct bench_options {
     const char *case_filter;
     const char *json_path;
     char **compare_files; /* --compare FILE...: join earlier runs instead of running */
+    const char *png_path; /* --png FILE: with --compare, also draw the table */
     int compare_count;
     const char *device;
     const char *profile;
@@ -39,7 +40,8 @@ static void usage(FILE *f) {
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
-            "                   and ratios (per case: the fastest run and by how much)\n"
+            "                   and ratios (per case: the fastest run and by how much); must come last\n"
+            "  --png FILE       with --compare: also draw the times as a bar chart (needs gnuplot)\n"
             "  --list           list the cases (of --suite, default all) and whether they are implemented\n"
             "  --help           this text\n"
             "exit status: 0 all cases ran (or were not implemented / skipped), 1 a case or setup failed\n");
@@ -103,6 +105,8 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             i++;
         } else if (strcmp(a, "--case") == 0) {
             o->case_filter = argv[++i];
+        } else if (strcmp(a, "--png") == 0) {
+            o->png_path = argv[++i];
         } else if (strcmp(a, "--json") == 0) {
             o->json_path = argv[++i];
         } else if (strcmp(a, "--device") == 0) {
@@ -238,7 +242,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     if (o.compare_count > 0)
-        return bench_compare(o.compare_count, o.compare_files, stdout) == 0 ? 0 : 1;
+        return bench_compare(o.compare_count, o.compare_files, o.png_path, stdout) == 0 ? 0 : 1;
     if (o.suite_count == 0)
         add_suite(&o, o.list ? "all" : "seed"); /* listing shows everything by default */
     if (o.list) {
