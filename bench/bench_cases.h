@@ -96,5 +96,8 @@ clt_status bench_setup_rowsum(bench_env *env, const bench_case *c, bench_run *ou
 /* clEnqueueCopyBuffer through clt_tensor_copy: the device's copy bandwidth, the yardstick of the
  * bandwidth-bound cases. */
 clt_status bench_setup_copy(bench_env *env, const bench_case *c, bench_run *out);
+/* bench_gemm.c: matmul p[0] = S; gemm_mlp_bias_relu p = {M, K, N}. */
+clt_status bench_setup_matmul(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_gemm_mlp_bias_relu(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

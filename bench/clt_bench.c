@@ -24,6 +24,7 @@ typedef struct bench_options {
     int compare_count;
     const char *device;
     const char *profile;
+    const char *impl; /* --impl: clt_context_options.gemm_impl */
     int list;
     bench_timing_config timing;
 } bench_options;
@@ -37,6 +38,9 @@ static void usage(FILE *f) {
             "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"
             "  --device SEL     device, as clt_context_options.device (default: $CLT_DEVICE)\n"
             "  --profile NAME   device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
+            "  --impl NAME      GEMM implementation: tiled, clblast or auto (default: $CLT_GEMM_IMPL,\n"
+            "                   else auto); the JSON peer is then cltensor-tiled or\n"
+            "                   cltensor-clblast (auto: cltensor)\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
@@ -113,6 +117,12 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             o->device = argv[++i];
         } else if (strcmp(a, "--profile") == 0) {
             o->profile = argv[++i];
+        } else if (strcmp(a, "--impl") == 0) {
+            o->impl = argv[++i];
+            if (strcmp(o->impl, "tiled") && strcmp(o->impl, "clblast") && strcmp(o->impl, "auto")) {
+                fprintf(stderr, "clt-bench: --impl takes tiled, clblast or auto, not '%s'\n", o->impl);
+                return -1;
+            }
         } else if (strcmp(a, "--samples") == 0) {
             o->timing.samples = atoi(argv[++i]);
         } else if (strcmp(a, "--min-ms") == 0) {
@@ -256,6 +266,8 @@ int main(int argc, char **argv) {
         opts.device = o.device;
     if (o.profile)
         opts.profile = o.profile;
+    if (o.impl)
+        opts.gemm_impl = o.impl;
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
@@ -275,7 +287,11 @@ int main(int argc, char **argv) {
         return 1;
     }
     bench_report rep;
-    bench_report_init(&rep, json, "cltensor", env.device.device_name, env.limits.profile);
+    /* A forced GEMM implementation is its own column in --compare (CLBlast + our epilogue pass). */
+    const char *peer = strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
+                       : strcmp(env.limits.gemm_impl, "tiled") == 0 ? "cltensor-tiled"
+                                                                    : "cltensor";
+    bench_report_init(&rep, json, peer, env.device.device_name, env.limits.profile);
     for (int i = 0; i < BENCH_STARTUP_ROWS; i++)
         bench_report_add(&rep, &startup[i]);
     int failed = run_all(&env, &o, &rep);

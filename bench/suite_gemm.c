@@ -3,17 +3,17 @@
 #include "bench_cases.h"
 
 static const bench_case gemm_cases[] = {
-    {"matmul/128", NULL, {128}, 0},
-    {"matmul/256", NULL, {256}, 0},
-    {"matmul/512", NULL, {512}, 0},
-    {"matmul/1024", NULL, {1024}, 0},
-    {"matmul/2048", NULL, {2048}, 0},
-    {"matmul/4096", NULL, {4096}, BENCH_GPU_ONLY},
-    {"matmul/8192", NULL, {8192}, BENCH_GPU_ONLY},
-    {"gemm_mlp_bias_relu/64x784x128", NULL, {64, 784, 128}, 0},
-    {"gemm_mlp_bias_relu/256x1024x1024", NULL, {256, 1024, 1024}, 0},
-    {"gemm_mlp_bias_relu/1000x128x128", NULL, {1000, 128, 128}, 0},
-    {"gemm_mlp_bias_relu/8192x512x2048", NULL, {8192, 512, 2048}, 0},
+    {"matmul/128", bench_setup_matmul, {128}, 0},
+    {"matmul/256", bench_setup_matmul, {256}, 0},
+    {"matmul/512", bench_setup_matmul, {512}, 0},
+    {"matmul/1024", bench_setup_matmul, {1024}, 0},
+    {"matmul/2048", bench_setup_matmul, {2048}, 0},
+    {"matmul/4096", bench_setup_matmul, {4096}, BENCH_GPU_ONLY},
+    {"matmul/8192", bench_setup_matmul, {8192}, BENCH_GPU_ONLY},
+    {"gemm_mlp_bias_relu/64x784x128", bench_setup_gemm_mlp_bias_relu, {64, 784, 128}, 0},
+    {"gemm_mlp_bias_relu/256x1024x1024", bench_setup_gemm_mlp_bias_relu, {256, 1024, 1024}, 0},
+    {"gemm_mlp_bias_relu/1000x128x128", bench_setup_gemm_mlp_bias_relu, {1000, 128, 128}, 0},
+    {"gemm_mlp_bias_relu/8192x512x2048", bench_setup_gemm_mlp_bias_relu, {8192, 512, 2048}, 0},
 };
 
 const bench_suite bench_suite_gemm = {"gemm", gemm_cases,

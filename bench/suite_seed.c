@@ -5,8 +5,8 @@
 #include "bench_cases.h"
 
 static const bench_case seed_cases[] = {
-    {"matmul/256", NULL, {256}, 0},
-    {"matmul/512", NULL, {512}, 0},
+    {"matmul/256", bench_setup_matmul, {256}, 0},
+    {"matmul/512", bench_setup_matmul, {512}, 0},
     {"add/100000", bench_setup_add, {100000}, 0},
     {"mul/100000", bench_setup_mul, {100000}, 0},
     {"add/1000000", bench_setup_add, {1000000}, 0},

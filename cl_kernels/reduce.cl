@@ -25,8 +25,17 @@
  * partials[C * O], chunk-major), p = (O, R, inner, xoff, outoff, S, C, chunk length), and for layouts 2, 3
  * g = (kept dims[4], kept strides[4], reduced dims[4], reduced strides[4]), innermost first.
  *
+ * CPU variant (-DCPU_ROWS=1, layout 0 only, on CPU devices such as POCL, which runs a work-group as a
+ * loop over its items and pays for every barrier): no local memory and no barriers. Item i serves
+ * output o = i / C, chunk c = i % C, and streams that contiguous chunk with float16 vector
+ * accumulators (SUM, MEAN, L2NORM, MAX, MIN; the others fold scalars). With C > 1 each item
+ * publishes its partial and bumps the counter of its output; the item that brings it to C merges
+ * the C partials in chunk order and resets the counter. Any local size works (the host picks it).
+ *
  * -D contract: RED_OP (0..6 = clt_reduce_op, 7 argmax, 8 argmin), LAYOUT (0..3), WG (power of two,
- * the exact local size), MAX_COUNTERS (counters at the head of the workspace), CONTIG (0 / 1).
+ * the exact local size), MAX_COUNTERS (counters at the head of the workspace), CONTIG (0 / 1),
+ * CPU_ROWS (0 / 1; 1 needs LAYOUT 0 and O <= MAX_COUNTERS when C > 1), VEC4 (0 / 1; 1 needs
+ * LAYOUT 0, CONTIG 0, xoff and R multiples of 4, chunk length a multiple of 4 S).
  */
 #ifndef RED_OP
 #define RED_OP 0
@@ -42,6 +51,18 @@
 #endif
 #ifndef MAX_COUNTERS
 #define MAX_COUNTERS 1024
+#endif
+#ifndef CPU_ROWS
+#define CPU_ROWS 0 // 1: the barrier-free CPU kernel (layout 0)
+#endif
+#ifndef VEC4
+#define VEC4 0 // 1: float4 loads (layout 0, CONTIG 0, xoff and R multiples of 4)
+#endif
+#if VEC4 && (LAYOUT != 0 || CONTIG || CPU_ROWS)
+#error "VEC4 needs LAYOUT 0, CONTIG 0 and CPU_ROWS 0"
+#endif
+#if CPU_ROWS && LAYOUT != 0
+#error "CPU_ROWS needs LAYOUT 0"
 #endif
 #if (WG & (WG - 1)) != 0 || WG < 1
 #error "WG must be a power of two"
@@ -177,7 +198,101 @@ inline out_t acc_final(acc_t a, ulong R)
 }
 #endif
 
+#if CPU_ROWS
+/* ------------------------------------------------------------ CPU variant */
+#if RED_OP <= OP_MIN || RED_OP == OP_L2
+/* Vector accumulators: 16 lanes fold every 16th element; merged lane by lane at the end. */
+#if RED_OP == OP_MAX
+#define V_INIT ((float16)(-INFINITY))
+#define V_ADD(a, v) select((a), (v), isnan(v) | ((v) > (a)))
+#define V_MERGE V_ADD
+#elif RED_OP == OP_MIN
+#define V_INIT ((float16)(INFINITY))
+#define V_ADD(a, v) select((a), (v), isnan(v) | ((v) < (a)))
+#define V_MERGE V_ADD
+#elif RED_OP == OP_L2
+#define V_INIT ((float16)(0.0f))
+#define V_ADD(a, v) ((a) + (v) * (v))
+#define V_MERGE(a, b) ((a) + (b))
+#else
+#define V_INIT ((float16)(0.0f))
+#define V_ADD(a, v) ((a) + (v))
+#define V_MERGE(a, b) ((a) + (b))
+#endif
+inline acc_t fold(__global const float *row, ulong r, ulong end)
+{
+    float16 v0 = V_INIT, v1 = V_INIT;
+    for (; r + 32 <= end; r += 32) {
+        v0 = V_ADD(v0, vload16(0, row + r));
+        v1 = V_ADD(v1, vload16(0, row + r + 16));
+    }
+    if (r + 16 <= end) {
+        v0 = V_ADD(v0, vload16(0, row + r));
+        r += 16;
+    }
+    float16 v = V_MERGE(v0, v1);
+    float lanes[16];
+    vstore16(v, 0, lanes);
+    acc_t a = acc_init();
+    for (; r < end; r++)
+        a = acc_add(a, row[r], r);
+    for (int i = 0; i < 16; i++)
+        a = acc_merge(a, lanes[i]);
+    return a;
+}
+#else
+inline acc_t fold(__global const float *row, ulong r, ulong end)
+{
+    acc_t a = acc_init(), a1 = acc_init(), a2 = acc_init(), a3 = acc_init();
+    ulong q = r + (end - r) / 4; /* four contiguous quarters: each keeps increasing r */
+    ulong len = q - r;
+    for (ulong i = 0; i < len; i++) {
+        a = acc_add(a, row[r + i], r + i);
+        a1 = acc_add(a1, row[r + len + i], r + len + i);
+        a2 = acc_add(a2, row[r + 2 * len + i], r + 2 * len + i);
+        a3 = acc_add(a3, row[r + 3 * len + i], r + 3 * len + i);
+    }
+    for (ulong i = r + 4 * len; i < end; i++)
+        a3 = acc_add(a3, row[i], i);
+    return acc_merge(acc_merge(a, a1), acc_merge(a2, a3));
+}
+#endif
+
+__kernel void reduce_run(__global const float *x, __global out_t *out, __global uint *ws, ulong8 p)
+{
+    const ulong O = p.s0, R = p.s1, xoff = p.s3, outoff = p.s4;
+    const uint C = (uint)p.s6;
+    const ulong chunk_len = p.s7;
+    const ulong id = get_global_id(0);
+    if (id >= O * C)
+        return;
+    const ulong o = id / C;
+    const uint c = (uint)(id % C);
+    const ulong r = (ulong)c * chunk_len;
+    acc_t a = fold(x + xoff + o * R, r, min(R, r + chunk_len));
+    if (C > 1) {
+        __global volatile float4 *partials = (__global volatile float4 *)(ws + MAX_COUNTERS);
+        partials[(ulong)c * O + o] = acc_pack(a);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        if (atomic_inc(&ws[o]) != C - 1)
+            return;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        a = acc_init();
+        for (uint k = 0; k < C; k++)
+            a = acc_merge(a, acc_unpack(partials[(ulong)k * O + o]));
+        atomic_xchg(&ws[o], 0u); /* ready for the next launch */
+    }
+    out[outoff + o] = acc_final(a, R);
+}
+
+#else
 /* ------------------------------------------------------------ addressing */
+#if VEC4
+inline acc_t acc_add4(acc_t a, float4 v, ulong r)
+{
+    return acc_add(acc_add(acc_add(acc_add(a, v.x, r), v.y, r + 1), v.z, r + 2), v.w, r + 3);
+}
+#endif
 #if LAYOUT >= 2
 inline ulong split4(ulong i, ulong4 dims, ulong4 strides)
 {
@@ -252,7 +367,25 @@ void reduce_run(__global const float *x, __global out_t *out, __global uint *ws,
         __global const float *row = x + xoff + BASE(o);
         ulong r = (ulong)chunk * chunk_len;
         ulong end = min(R, r + chunk_len);
-#if CONTIG
+#if VEC4
+        /* float4 loads (rows and chunk bounds are multiples of 4 elements, 16-byte aligned):
+         * 64 bytes in flight per item; a lane's elements still arrive in increasing order */
+        __global const float4 *row4 = (__global const float4 *)row;
+        const ulong step = S;
+        ulong r4 = r / 4 + lane;
+        const ulong end4 = end / 4;
+        for (; r4 + 3 * step < end4; r4 += 4 * step) {
+            float4 v0 = row4[r4], v1 = row4[r4 + step], v2 = row4[r4 + 2 * step];
+            float4 v3 = row4[r4 + 3 * step];
+            a = acc_add4(a, v0, 4 * r4);
+            a1 = acc_add4(a1, v1, 4 * (r4 + step));
+            a2 = acc_add4(a2, v2, 4 * (r4 + 2 * step));
+            a3 = acc_add4(a3, v3, 4 * (r4 + 3 * step));
+        }
+        for (; r4 < end4; r4 += step)
+            a = acc_add4(a, row4[r4], 4 * r4);
+        r = end; /* nothing left for the scalar loops */
+#elif CONTIG
         const ulong step = 1;
         ulong slice = (end > r ? end - r : 0) / S + 1;
         r += lane * slice;
@@ -299,3 +432,4 @@ void reduce_run(__global const float *x, __global out_t *out, __global uint *ws,
     if (lane == 0 && o < O)
         out[outoff + o] = acc_final(a, R);
 }
+#endif /* CPU_ROWS */

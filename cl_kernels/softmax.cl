@@ -22,9 +22,16 @@
  * Special values follow the plain formula: a NaN makes its row NaN; -inf entries give 0 (and -inf
  * in log-softmax); a row that is all -inf, or holds +inf, gives NaN.
  *
+ * CPU variant (-DSM_CPU=1, for CPU devices such as POCL, which runs a group as a loop over its items
+ * and pays for every barrier): one item per row, no local memory, no barriers, contiguous passes
+ * over the row (it stays in cache) with float16 vectors: softmax: max, then e = exp(x - M) stored
+ * to out while summed, then out *= 1 / S; log-softmax: max, sum of exp, out = (x - M) - log S;
+ * backward: the sum, then dx. Any local size works (the host picks it).
+ *
  * -D contract: SM_WG (the launch's local size), SM_TEAM (a power of two dividing SM_WG), SM_K (0,
  * or a bound with n <= SM_K * SM_TEAM). The host checks SM_WG against CL_KERNEL_WORK_GROUP_SIZE
- * and 2 * SM_WG * 4 bytes of local memory against the context's budget.
+ * and 2 * SM_WG * 4 bytes of local memory against the context's budget. SM_CPU (0 / 1) ignores
+ * the other three.
  */
 
 #ifndef SM_WG
@@ -36,6 +43,155 @@
 #ifndef SM_K
 #define SM_K 0 // elements per item held in registers; 0 = stream
 #endif
+#ifndef SM_CPU
+#define SM_CPU 0 // 1: the barrier-free CPU kernels (one item per row)
+#endif
+
+/* No native_exp: results must hold the same bounds on every device. CPU kernels: the precise
+ * built-in exp (POCL vectorises it; measured faster there than the alternatives). GPU kernels:
+ * exp(d) = exp2(d log2 e) with the precise exp2, cheaper than exp on NVIDIA; rounding d log2 e
+ * adds <= 2^-18 absolute to the exponent for |d| < 128, i.e. <= 3e-6 relative (softmax's tolerance
+ * is 2e-5; the row sum is unaffected: every term is divided by the sum of the same terms). */
+#if SM_CPU
+#define sm_exp exp
+#else
+#define sm_exp(v) exp2((v) * 1.44269504088896341f)
+#endif
+
+/* exp(v - m) for an element v of a pair whose max is m; -inf contributes 0 even when m is -inf. */
+inline float sm_term(float v, float m)
+{
+    return v == -INFINITY ? 0.0f : sm_exp(v - m);
+}
+
+#if SM_CPU
+/* ------------------------------------------------ CPU: one item per row */
+
+/* Largest element of the row (NaN sticks, so a NaN row stays NaN). */
+inline float cpu_row_max(__global const float *xr, ulong n)
+{
+    float16 v = (float16)(-INFINITY);
+    ulong i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float16 t = vload16(0, xr + i);
+        v = select(v, t, isnan(t) | (t > v));
+    }
+    float8 h = select(v.lo, v.hi, isnan(v.hi) | (v.hi > v.lo));
+    float4 q = select(h.lo, h.hi, isnan(h.hi) | (h.hi > h.lo));
+    float2 d = select(q.lo, q.hi, isnan(q.hi) | (q.hi > q.lo));
+    float m = (isnan(d.y) || d.y > d.x) ? d.y : d.x;
+    for (; i < n; i++)
+        m = (isnan(xr[i]) || xr[i] > m) ? xr[i] : m;
+    return m;
+}
+
+inline float cpu_hsum(float16 v)
+{
+    float8 h = v.lo + v.hi;
+    float4 q = h.lo + h.hi;
+    float2 d = q.lo + q.hi;
+    return d.x + d.y;
+}
+
+/* exp(v - m), with -inf giving 0 even when m is -inf (then nothing is finite: the row is NaN
+ * through 1 / 0 * 0 anyway, as the plain formula gives). */
+#define CPU_TERM(v, m) select(sm_exp((v) - (m)), (float16)(0.0f), isinf(v) & ((v) < 0.0f))
+
+__kernel void softmax_fwd(__global const float *x, ulong x_off, __global float *out, ulong out_off,
+                          ulong rows, ulong n)
+{
+    const ulong row = get_global_id(0);
+    if (row >= rows)
+        return;
+    __global const float *xr = x + x_off + row * n;
+    __global float *yr = out + out_off + row * n;
+    const float m = cpu_row_max(xr, n);
+    float16 s16 = (float16)(0.0f);
+    ulong i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float16 e = CPU_TERM(vload16(0, xr + i), m);
+        vstore16(e, 0, yr + i);
+        s16 += e;
+    }
+    float s = cpu_hsum(s16);
+    for (; i < n; i++) {
+        float e = sm_term(xr[i], m);
+        yr[i] = e;
+        s += e;
+    }
+    const float inv = 1.0f / s;
+    for (i = 0; i + 16 <= n; i += 16)
+        vstore16(vload16(0, yr + i) * inv, 0, yr + i);
+    for (; i < n; i++)
+        yr[i] *= inv;
+}
+
+__kernel void log_softmax_fwd(__global const float *x, ulong x_off, __global float *out,
+                              ulong out_off, ulong rows, ulong n)
+{
+    const ulong row = get_global_id(0);
+    if (row >= rows)
+        return;
+    __global const float *xr = x + x_off + row * n;
+    __global float *yr = out + out_off + row * n;
+    const float m = cpu_row_max(xr, n);
+    float16 s16 = (float16)(0.0f);
+    ulong i = 0;
+    for (; i + 16 <= n; i += 16)
+        s16 += CPU_TERM(vload16(0, xr + i), m);
+    float s = cpu_hsum(s16);
+    for (; i < n; i++)
+        s += sm_term(xr[i], m);
+    const float lse = log(s);
+    for (i = 0; i + 16 <= n; i += 16)
+        vstore16((vload16(0, xr + i) - m) - lse, 0, yr + i);
+    for (; i < n; i++)
+        yr[i] = (xr[i] - m) - lse;
+}
+
+/* LOG = 0: dx = y (dy - sum(dy y)); 1: dx = dy - exp(y) sum(dy). dx may be y or dy exactly. */
+inline void cpu_backward(__global const float *y, ulong y_off, __global const float *dy,
+                         ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n,
+                         int LOG)
+{
+    const ulong row = get_global_id(0);
+    if (row >= rows)
+        return;
+    __global const float *yr = y + y_off + row * n;
+    __global const float *gr = dy + dy_off + row * n;
+    __global float *dr = dx + dx_off + row * n;
+    float16 s16 = (float16)(0.0f);
+    ulong i = 0;
+    for (; i + 16 <= n; i += 16) {
+        float16 g = vload16(0, gr + i);
+        s16 += LOG ? g : g * vload16(0, yr + i);
+    }
+    float sum = cpu_hsum(s16);
+    for (; i < n; i++)
+        sum += LOG ? gr[i] : gr[i] * yr[i];
+    for (i = 0; i + 16 <= n; i += 16) {
+        float16 yv = vload16(0, yr + i), g = vload16(0, gr + i);
+        vstore16(LOG ? g - sm_exp(yv) * sum : yv * (g - sum), 0, dr + i);
+    }
+    for (; i < n; i++) {
+        float yv = yr[i], g = gr[i];
+        dr[i] = LOG ? g - sm_exp(yv) * sum : yv * (g - sum);
+    }
+}
+
+__kernel void softmax_bwd(__global const float *y, ulong y_off, __global const float *dy,
+                          ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n)
+{
+    cpu_backward(y, y_off, dy, dy_off, dx, dx_off, rows, n, 0);
+}
+
+__kernel void log_softmax_bwd(__global const float *y, ulong y_off, __global const float *dy,
+                              ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n)
+{
+    cpu_backward(y, y_off, dy, dy_off, dx, dx_off, rows, n, 1);
+}
+
+#else /* GPU variant */
 
 #if SM_TEAM < 1 || SM_TEAM > SM_WG || (SM_TEAM & (SM_TEAM - 1)) != 0 || SM_WG % SM_TEAM != 0
 #error "SM_TEAM must be a power of two dividing SM_WG"
@@ -55,14 +211,6 @@
     const ulong len = row < rows ? n : 0;                                                          \
     const ulong base = row < rows ? row * n : 0
 
-/* The precise built-in exp (no native_exp: results must hold the same bounds on every device). */
-#define sm_exp exp
-
-/* exp(v - m) for an element v of a pair whose max is m; -inf contributes 0 even when m is -inf. */
-inline float sm_term(float v, float m)
-{
-    return v == -INFINITY ? 0.0f : sm_exp(v - m);
-}
 
 /* s rescaled from max m to max M >= m (exact when equal, also when both are -inf). */
 inline float sm_rescale(float s, float m, float M)
@@ -270,3 +418,4 @@ log_softmax_bwd(__global const float *y, ulong y_off, __global const float *dy, 
     __local float ls[SM_WG];
     SM_BACKWARD(y, y_off, dy, dy_off, dx, dx_off, rows, n, 1, ls);
 }
+#endif /* SM_CPU */

@@ -21,6 +21,9 @@
 #define GROUPS_PER_CU 8u        /* chunk groups aim at this many work-groups per compute unit */
 #define MIN_PER_LANE_CHUNKED 32 /* split into chunks only while each lane keeps this much work */
 #define ELEMS_PER_LANE 8        /* rows: lanes per output ~ R / this */
+#define CPU_MIN_CHUNK 8192      /* CPU rows: elements one item streams before a split pays */
+#define CPU_GROUP_ELEMS 16384   /* CPU rows: elements per work-group before another group pays */
+#define CPU_GROUPS_PER_CU 4     /* CPU rows: at most this many groups per compute unit */
 
 static const char *const op_names[] = {"SUM", "MEAN", "MAX", "MIN", "VAR", "VAR_UNBIASED", "L2NORM"};
 
@@ -89,6 +92,41 @@ static void choose_geometry(const clt_context *ctx, const clt__reduce_plan *p, u
     }
 }
 
+/* CPU rows (the barrier-free kernel): item = (output, chunk); chunks only for few long rows; few,
+ * large work-groups (a group is a loop on one thread; each costs a dispatch). kmax: the kernel's
+ * largest local size. */
+static void cpu_geometry(const clt_context *ctx, const clt__reduce_plan *p, uint64_t kmax,
+                         geometry *g, size_t *local, size_t *global)
+{
+    uint64_t R = (uint64_t)p->length, O = (uint64_t)p->outputs;
+    uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
+    uint64_t target = cus * CPU_GROUPS_PER_CU;
+    g->wg = 1;
+    g->lanes = 1;
+    g->chunks = 1;
+    g->chunk_len = R;
+    if (O < target && O <= MAX_COUNTERS && R >= 2 * CPU_MIN_CHUNK) {
+        uint64_t c = ceil_div(target, O), most = R / CPU_MIN_CHUNK;
+        if (c > most)
+            c = most;
+        g->chunk_len = ceil_div(ceil_div(R, c), 32) * 32; /* whole vector steps but the last */
+        g->chunks = (uint32_t)ceil_div(R, g->chunk_len);
+    }
+    uint64_t pieces = O * g->chunks, groups = O * R / CPU_GROUP_ELEMS;
+    if (groups > target)
+        groups = target;
+    if (groups > pieces)
+        groups = pieces;
+    if (groups < 1)
+        groups = 1;
+    uint64_t l = next_pow2(ceil_div(pieces, groups));
+    while (l > kmax && l > 1)
+        l >>= 1;
+    g->out_groups = ceil_div(pieces, l);
+    *local = (size_t)l;
+    *global = (size_t)(g->out_groups * l);
+}
+
 /* Rows on CPU devices: a contiguous slice per work-item; GPUs (and the gfx902 profile, which must
  * run the GPU variant wherever the tests run) interleave lanes for coalesced reads. */
 static int contiguous_lanes(const clt_context *ctx, int layout)
@@ -98,19 +136,27 @@ static int contiguous_lanes(const clt_context *ctx, int layout)
     return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
 }
 
-/* The kernel for (op, layout) with the largest power-of-two work-group the device takes. */
-static clt_status get_kernel(clt_context *ctx, int op, int layout, const char *who, cl_kernel *k,
-                             uint32_t *wg_out)
+static int cpu_rows(const clt_context *ctx, int layout)
 {
-    uint32_t wg = PREFERRED_WG;
+    return layout == CLT__RED_ROWS && contiguous_lanes(ctx, layout);
+}
+
+/* The kernel for (op, layout) with the largest power-of-two work-group the device takes (the CPU
+ * rows kernel: any local size up to the returned one). */
+static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, const char *who,
+                             cl_kernel *k, uint32_t *wg_out)
+{
+    int cpu = cpu_rows(ctx, layout);
+    uint32_t wg = cpu ? 1u : PREFERRED_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
         wg >>= 1;
     for (;;) {
-        char options[128];
-        snprintf(options, sizeof options, "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d",
-                 op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout));
+        char options[160];
+        snprintf(options, sizeof options,
+                 "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d",
+                 op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout), cpu, vec4);
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
@@ -119,6 +165,11 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, const char *w
                                               sizeof kmax, &kmax, NULL);
         if (err != CL_SUCCESS)
             return clt__cl_fail(ctx, err, "clGetKernelWorkGroupInfo");
+        if (cpu) {
+            for (*wg_out = 1; (size_t)*wg_out * 2 <= kmax && *wg_out < (1u << 16);)
+                *wg_out *= 2;
+            return CLT_SUCCESS;
+        }
         if (kmax >= wg || wg == 1) {
             *wg_out = wg;
             return CLT_SUCCESS;
@@ -149,11 +200,20 @@ static clt_status launch(clt_context *ctx, int op, const clt__reduce_plan *p, co
 {
     cl_kernel k;
     uint32_t wg = 1;
-    clt_status st = get_kernel(ctx, op, p->layout, who, &k, &wg);
+    /* GPU rows whose starts are 16-byte aligned: float4 loads (more bytes in flight per item) */
+    int vec4 = p->layout == CLT__RED_ROWS && !contiguous_lanes(ctx, p->layout) &&
+               (x->offset / sizeof(float)) % 4 == 0 && p->length % 4 == 0;
+    clt_status st = get_kernel(ctx, op, p->layout, vec4, who, &k, &wg);
     if (st != CLT_SUCCESS)
         return st;
     geometry g;
-    choose_geometry(ctx, p, wg, &g);
+    size_t local = wg, global;
+    if (cpu_rows(ctx, p->layout)) {
+        cpu_geometry(ctx, p, wg, &g, &local, &global);
+    } else {
+        choose_geometry(ctx, p, wg, &g);
+        global = (size_t)(g.out_groups * g.chunks) * wg;
+    }
     cl_mem ws = x->storage->mem; /* never touched by the kernel unless chunks > 1 */
     if (g.chunks > 1 &&
         (st = get_workspace(ctx, (uint64_t)p->outputs * g.chunks, who, &ws)) != CLT_SUCCESS)
@@ -178,7 +238,6 @@ static clt_status launch(clt_context *ctx, int op, const clt__reduce_plan *p, co
         if ((st = clt__set_arg(ctx, k, 4, sizeof geom, &geom, who)))
             return st;
     }
-    size_t local = wg, global = (size_t)(g.out_groups * g.chunks) * wg;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err != CL_SUCCESS) {
         char what[160];

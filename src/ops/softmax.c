@@ -1,6 +1,7 @@
 /* Softmax and log-softmax over the last axis, forward and backward: validation, the choice of
  * work split (cl_kernels/softmax.cl explains the kernels), one launch per call. */
 #include <stdio.h>
+#include <string.h>
 
 #include "ops/launch.h"
 #include "program/program.h"
@@ -12,9 +13,18 @@
 #define REGISTER_ELEMENTS 8 /* elements per item in the register variant, raised to 16 or 32 for
                                rows of one group: few (team, K) pairs keep the programs few */
 
+#define CPU_GROUP_ELEMS 16384 /* CPU kernel: elements per work-group before another group pays */
+#define CPU_GROUPS_PER_CU 4   /* CPU kernel: at most this many groups per compute unit */
+
 typedef struct sm_plan {
     unsigned wg, team, k;
 } sm_plan;
+
+/* A launch: the kernel and its sizes. */
+typedef struct sm_launch {
+    cl_kernel k;
+    size_t local, global;
+} sm_launch;
 
 static uint64_t floor_pow2(uint64_t v)
 {
@@ -88,13 +98,73 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_
     }
 }
 
-static clt_status enqueue(clt_context *ctx, cl_kernel k, uint64_t rows, const sm_plan *p,
-                          const char *who)
+/* CPU devices (not under the gfx902 profile, whose GPU kernels the tests must run) take the
+ * barrier-free one-item-per-row kernels. */
+static int cpu_class(const clt_context *ctx)
 {
-    uint64_t per_group = p->wg / p->team;
+    return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
+}
+
+/* One item per row; few, large work-groups (a group is a loop on one thread, each costs a
+ * dispatch): about one group per CPU_GROUP_ELEMS elements, at most CPU_GROUPS_PER_CU per unit. */
+static clt_status plan_cpu(clt_context *ctx, const char *name, uint64_t rows, uint64_t n,
+                           sm_launch *l, const char *who)
+{
+    clt_status st = clt__kernel_get(ctx, SOFTMAX_FAMILY, "-DSM_CPU=1", name, &l->k);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    size_t kmax = 0;
+    cl_int err = clGetKernelWorkGroupInfo(l->k, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
+                                          sizeof kmax, &kmax, NULL);
+    if (err != CL_SUCCESS) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: clGetKernelWorkGroupInfo", who);
+        return clt__cl_fail(ctx, err, what);
+    }
+    uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
+    uint64_t groups = rows * n / CPU_GROUP_ELEMS;
+    if (groups > cus * CPU_GROUPS_PER_CU)
+        groups = cus * CPU_GROUPS_PER_CU;
+    if (groups > rows)
+        groups = rows;
+    if (groups < 1)
+        groups = 1;
+    uint64_t local = 1;
+    while (local * groups < rows)
+        local *= 2;
+    while (local > kmax && local > 1)
+        local >>= 1;
+    l->local = (size_t)local;
+    l->global = (size_t)((rows + local - 1) / local * local);
+    return CLT_SUCCESS;
+}
+
+/* The GPU-style plan: teams of items per row, a local-memory tree. */
+static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, uint64_t n,
+                           sm_launch *l, const char *who)
+{
+    sm_plan p = first_plan(ctx, n);
+    clt_status st = get_kernel(ctx, name, n, &p, &l->k, who);
+    if (st != CLT_SUCCESS)
+        return st;
+    uint64_t per_group = p.wg / p.team;
     uint64_t groups = (rows + per_group - 1) / per_group;
-    size_t local = p->wg, global = (size_t)(groups * p->wg);
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
+    l->local = p.wg;
+    l->global = (size_t)(groups * p.wg);
+    return CLT_SUCCESS;
+}
+
+static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, sm_launch *l,
+                       const char *who)
+{
+    return cpu_class(ctx) ? plan_cpu(ctx, name, rows, n, l, who)
+                          : plan_gpu(ctx, name, rows, n, l, who);
+}
+
+static clt_status enqueue(clt_context *ctx, const sm_launch *l, const char *who)
+{
+    size_t local = l->local, global = l->global;
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, l->k, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err == CL_SUCCESS)
         return CLT_SUCCESS;
     char what[160];
@@ -185,10 +255,10 @@ static clt_status forward(const char *who, const char *kernel, const clt_tensor 
     if (x->numel == 0)
         return CLT_SUCCESS;
     uint64_t rows = (uint64_t)x->numel / n;
-    sm_plan p = first_plan(ctx, n);
-    cl_kernel k;
-    if ((st = get_kernel(ctx, kernel, n, &p, &k, who)))
+    sm_launch l;
+    if ((st = plan(ctx, kernel, rows, n, &l, who)))
         return st;
+    cl_kernel k = l.k;
     cl_ulong x_off = x->offset / sizeof(float), out_off = out->offset / sizeof(float);
     cl_ulong r = rows, len = n;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &x->storage->mem, who)) ||
@@ -198,7 +268,7 @@ static clt_status forward(const char *who, const char *kernel, const clt_tensor 
         (st = clt__set_arg(ctx, k, 4, sizeof r, &r, who)) ||
         (st = clt__set_arg(ctx, k, 5, sizeof len, &len, who)))
         return st;
-    return enqueue(ctx, k, rows, &p, who);
+    return enqueue(ctx, &l, who);
 }
 
 static clt_status backward(const char *who, const char *kernel, const clt_tensor *y,
@@ -222,10 +292,10 @@ static clt_status backward(const char *who, const char *kernel, const clt_tensor
     if (y->numel == 0)
         return CLT_SUCCESS;
     uint64_t rows = (uint64_t)y->numel / n;
-    sm_plan p = first_plan(ctx, n);
-    cl_kernel k;
-    if ((st = get_kernel(ctx, kernel, n, &p, &k, who)))
+    sm_launch l;
+    if ((st = plan(ctx, kernel, rows, n, &l, who)))
         return st;
+    cl_kernel k = l.k;
     cl_ulong y_off = y->offset / sizeof(float), dy_off = dy->offset / sizeof(float);
     cl_ulong dx_off = dx->offset / sizeof(float), r = rows, len = n;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &y->storage->mem, who)) ||
@@ -237,7 +307,7 @@ static clt_status backward(const char *who, const char *kernel, const clt_tensor
         (st = clt__set_arg(ctx, k, 6, sizeof r, &r, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof len, &len, who)))
         return st;
-    return enqueue(ctx, k, rows, &p, who);
+    return enqueue(ctx, &l, who);
 }
 
 clt_status clt_softmax(const clt_tensor *x, clt_tensor *out)

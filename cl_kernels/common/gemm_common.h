@@ -1,0 +1,126 @@
+/* Shared by every GEMM kernel family (gemm.cl, gemm_tiled.cl, gemm_cpu.cl): the argument list, the
+ * index type, and the fused epilogue C = act(alpha * acc + beta * C + bias) + residual.
+ *
+ * Arguments (one signature for all variants, so the host sets them in one place):
+ *   A, B, C, bias, R (bias / R: any buffer when unused; the flags say whether they are read)
+ *   offs    = (a_off, b_off, c_off, r_off)       elements
+ *   strides = (a_stride, b_stride, c_stride, bias_off)   batch strides in elements; R uses c_stride
+ *   lds     = (lda, ldb, ldc, ldr)
+ *   dims    = (m, n, k, flags)
+ *   sc      = (alpha, beta, act_alpha, unused)
+ * beta == 0: C is not read (NaN in C is overwritten).
+ *
+ * -D contract: IDX64 (0/1, default 0): 64-bit element indices inside one matrix; the host sets it
+ * when any matrix spans 2^31 elements or more (batch offsets are always 64-bit). ACT: the
+ * activation function name (clt_act_relu, ...); absent means identity. */
+#ifndef CLT_GEMM_COMMON_H
+#define CLT_GEMM_COMMON_H
+
+#include "common/activations.h"
+
+#ifndef IDX64
+#define IDX64 0
+#endif
+#if IDX64
+typedef long idx_t;
+#else
+typedef int idx_t;
+#endif
+
+#define GEMM_F_VEC_A 1    /* A + a_off, lda and a_stride are multiples of 4 elements */
+#define GEMM_F_VEC_B 2
+#define GEMM_F_VEC_C 4    /* the same for C (and for R when there is one) */
+#define GEMM_F_BIAS_COL 8 /* bias[j] */
+#define GEMM_F_BIAS_ROW 16 /* bias[i] */
+#define GEMM_F_RESIDUAL 32
+#define GEMM_F_CONTIG_K 64 /* gemv: the matrix operand is contiguous along k */
+
+#define GEMM_ARGS                                                                                  \
+    __global const float *A, __global const float *B, __global float *C,                          \
+        __global const float *bias, __global const float *R, ulong4 offs, ulong4 strides,         \
+        long4 lds, int4 dims, float4 sc
+
+/* Per-launch epilogue state, after the batch offsets are applied. */
+typedef struct gemm_epi {
+    float alpha, beta, act_alpha;
+    int flags;
+    __global const float *bias;
+    __global const float *R;
+    idx_t ldr;
+} gemm_epi;
+
+/* Base pointers of batch `b`; fills the epilogue state. */
+#define GEMM_SETUP(b)                                                                              \
+    const int M = dims.x, N = dims.y, K = dims.z, FLAGS = dims.w;                                  \
+    const idx_t lda = (idx_t)lds.x, ldb = (idx_t)lds.y, ldc = (idx_t)lds.z;                        \
+    A += offs.x + (ulong)(b) * strides.x;                                                          \
+    B += offs.y + (ulong)(b) * strides.y;                                                          \
+    C += offs.z + (ulong)(b) * strides.z;                                                          \
+    gemm_epi epi;                                                                                  \
+    epi.alpha = sc.x;                                                                              \
+    epi.beta = sc.y;                                                                               \
+    epi.act_alpha = sc.z;                                                                          \
+    epi.flags = FLAGS;                                                                             \
+    epi.bias = bias + strides.w;                                                                   \
+    epi.R = R + offs.w + (ulong)(b) * strides.z;                                                   \
+    epi.ldr = (idx_t)lds.w
+
+#ifdef ACT
+#define GEMM_ACT(v, a) ACT(v, a)
+#else
+#define GEMM_ACT(v, a) (v)
+#endif
+
+/* The epilogue of one element; `cold` is C's old value, read only when beta != 0. */
+inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx_t i, idx_t j)
+{
+    float v = e->alpha * acc;
+    if (e->beta != 0.0f)
+        v += e->beta * cold;
+    if (e->flags & GEMM_F_BIAS_COL)
+        v += e->bias[j];
+    else if (e->flags & GEMM_F_BIAS_ROW)
+        v += e->bias[i];
+    v = GEMM_ACT(v, e->act_alpha);
+    if (e->flags & GEMM_F_RESIDUAL)
+        v += e->R[i * e->ldr + j];
+    return v;
+}
+
+/* Guarded scalar store of element (i, j) of C. */
+inline void gemm_store1(__global float *C, idx_t ldc, const gemm_epi *e, float acc, idx_t i, idx_t j)
+{
+    __global float *p = C + i * ldc + j;
+    float cold = e->beta != 0.0f ? *p : 0.0f;
+    *p = gemm_epi_value(e, acc, cold, i, j);
+}
+
+/* Four consecutive elements (i, j..j+3) of C, all inside; one float4 store when C is aligned. */
+inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, float4 acc, idx_t i, idx_t j)
+{
+    __global float *p = C + i * ldc + j;
+    if (e->flags & GEMM_F_VEC_C) {
+        float4 cold = e->beta != 0.0f ? *(__global float4 *)p : (float4)(0.0f);
+        float4 v = e->alpha * acc;
+        if (e->beta != 0.0f)
+            v += e->beta * cold;
+        if (e->flags & GEMM_F_BIAS_COL)
+            v += vload4(0, e->bias + j);
+        else if (e->flags & GEMM_F_BIAS_ROW)
+            v += e->bias[i];
+        v.x = GEMM_ACT(v.x, e->act_alpha);
+        v.y = GEMM_ACT(v.y, e->act_alpha);
+        v.z = GEMM_ACT(v.z, e->act_alpha);
+        v.w = GEMM_ACT(v.w, e->act_alpha);
+        if (e->flags & GEMM_F_RESIDUAL)
+            v += *(__global const float4 *)(e->R + i * e->ldr + j);
+        *(__global float4 *)p = v;
+    } else {
+        gemm_store1(C, ldc, e, acc.x, i, j);
+        gemm_store1(C, ldc, e, acc.y, i, j + 1);
+        gemm_store1(C, ldc, e, acc.z, i, j + 2);
+        gemm_store1(C, ldc, e, acc.w, i, j + 3);
+    }
+}
+
+#endif

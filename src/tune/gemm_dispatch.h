@@ -1,0 +1,36 @@
+/* GEMM dispatch: which implementation runs a validated problem. ctx->limits.gemm_impl forces
+ * "tiled" or "clblast"; "auto" decides from a small per-device-class rule table (gemm_dispatch.c).
+ * Whatever is chosen, CLT_ERR_UNSUPPORTED from it sends the problem to the other one. */
+#ifndef CLT_GEMM_DISPATCH_H
+#define CLT_GEMM_DISPATCH_H
+
+#include "ops/gemm.h"
+
+typedef enum clt__gemm_impl { CLT_GEMM_IMPL_TILED = 0, CLT_GEMM_IMPL_CLBLAST = 1 } clt__gemm_impl;
+
+/* One row of the auto table. A problem goes to CLBlast when all of m, n, k are at least
+ * clblast_min_dim and 2*m*n*k*batch is at least clblast_min_flop; clblast_min_dim = 0 means never.
+ * The first row whose vendor, device type and name substring match the device (or the profile)
+ * wins; the last row is the default. A tuner may later replace rows from measurements. */
+typedef struct clt__gemm_rule {
+    const char *label;        /* shown by clt-info and in logs: "nvidia" */
+    const char *profile;      /* match this device profile (e.g. "gfx902"), or NULL */
+    clt_vendor vendor;        /* CLT_VENDOR_OTHER: any */
+    clt_device_type type;     /* CLT_DEVICE_OTHER: any */
+    const char *name_contains; /* substring of the device name, or NULL */
+    int64_t clblast_min_dim;
+    double clblast_min_flop;
+} clt__gemm_rule;
+
+/* The rule auto uses on ctx. */
+const clt__gemm_rule *clt__gemm_rule_for(const clt_context *ctx);
+
+/* The implementation the context's setting and the rule pick for p (before any fallback). */
+clt__gemm_impl clt__gemm_choose(const clt_context *ctx, const clt__gemm_problem *p);
+
+const char *clt__gemm_impl_name(clt__gemm_impl impl);
+
+/* Run p (m, n, batch >= 1) on the chosen implementation, falling back on CLT_ERR_UNSUPPORTED. */
+clt_status clt__gemm_dispatch(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+#endif
