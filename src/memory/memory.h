@@ -46,6 +46,11 @@ clt_status clt__transfer_write(clt_context *ctx, cl_mem buf, size_t offset, cons
  * errors of earlier work. */
 clt_status clt__transfer_read(clt_context *ctx, cl_mem buf, size_t offset, void *dst, size_t bytes);
 
+/* ---------------------------------------------------- parallel_copy.c */
+
+/* memcpy split over up to 4 short-lived threads for large copies (staging <-> user memory). */
+void clt__parallel_copy(void *dst, const void *src, size_t bytes);
+
 /* ----------------------------------------------------------- future.c */
 
 /* Enqueue a non-blocking read of buf[offset, offset+bytes) into library-owned host memory (a pinned

@@ -116,7 +116,7 @@ static clt_status write_staged(clt_context *ctx, struct clt_transfer *tr, cl_mem
         if (st != CLT_SUCCESS)
             return st;
         unsigned char *stage = tr->staging_ptr + (size_t)c * tr->chunk_bytes;
-        memcpy(stage, src + done, piece);
+        clt__parallel_copy(stage, src + done, piece);
         cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset + done, piece, stage, 0,
                                           NULL, &tr->chunk_events[c]);
         if (err != CL_SUCCESS) {
@@ -178,7 +178,7 @@ static clt_status read_staged(clt_context *ctx, struct clt_transfer *tr, cl_mem 
         int c = chunk_of[k % 2];
         st = clt__wait_event(ctx, tr->chunk_events[c], "copy from device");
         if (st == CLT_SUCCESS)
-            memcpy(dst + start, tr->staging_ptr + (size_t)c * chunk_bytes, piece);
+            clt__parallel_copy(dst + start, tr->staging_ptr + (size_t)c * chunk_bytes, piece);
     }
     return st;
 }
@@ -192,7 +192,7 @@ static clt_status write_mapped(clt_context *ctx, cl_mem buf, size_t offset, cons
                                  bytes, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)");
-    memcpy(p, src, bytes);
+    clt__parallel_copy(p, src, bytes);
     err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, NULL);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clEnqueueUnmapMemObject");
@@ -212,7 +212,7 @@ static clt_status read_mapped(clt_context *ctx, cl_mem buf, size_t offset, void 
     clt_status st = clt__wait_event(ctx, ev, who);
     clReleaseEvent(ev);
     if (st == CLT_SUCCESS)
-        memcpy(dst, p, bytes);
+        clt__parallel_copy(dst, p, bytes);
     err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, NULL);
     if (err != CL_SUCCESS && st == CLT_SUCCESS)
         st = cl_failed(ctx, err, who, "clEnqueueUnmapMemObject");

@@ -26,6 +26,8 @@ typedef struct clt__expr_plan {
     int offsets;     /* 0: every element offset zero; 1: some non-zero, all multiples of 4;
                         2: some not a multiple of 4 */
     int ndim;        /* collapsed rank, meaningful when some input is GENERAL */
+    int vec;         /* 0: GPU layouts (float4 chunks); W: CPU layout, floatW per work item
+                        (in the build options, -DCLT_EW_VEC=W; offsets then counts multiples of W) */
     clt__access acc[CLT_EXPR_MAX_INPUTS]; /* per used input (index into in_slot) */
     int win_div[CLT_EXPR_MAX_INPUTS], win_mod[CLT_EXPR_MAX_INPUTS]; /* WINDOW: D > 1, M < rest */
     /* Values (kernel arguments). */

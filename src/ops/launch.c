@@ -32,11 +32,17 @@ size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
 
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who)
 {
+    return clt__launch_1d_group(ctx, kernel, items, PREFERRED_GROUP, who);
+}
+
+clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                size_t preferred_local, const char *who)
+{
     if (items == 0)
         return CLT_SUCCESS;
     size_t kernel_max = clt__kernel_work_group_limit(ctx, kernel);
     cl_int err;
-    size_t local = PREFERRED_GROUP;
+    size_t local = preferred_local;
     if (local > ctx->limits.max_work_group_size)
         local = (size_t)ctx->limits.max_work_group_size;
     if (local > kernel_max)

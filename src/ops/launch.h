@@ -10,6 +10,11 @@
  * enqueues nothing. `who` names the public call for error messages. */
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who);
 
+/* The same with the caller's preferred work-group size (still narrowed to the limits). Keep it
+ * fixed per kernel: POCL compiles a work-group function per local size. */
+clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                size_t preferred_local, const char *who);
+
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);
