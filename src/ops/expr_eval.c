@@ -100,9 +100,7 @@ static clt_status validate(const char *who, const clt_expr *e, int root, int nin
         }
         /* In place is fine (each element is read before it is written, by the same work item);
          * any other overlap would read elements already overwritten. */
-        if (t->storage->mem == out->storage->mem && t->nbytes && out->nbytes &&
-            t->offset < out->offset + out->nbytes && out->offset < t->offset + t->nbytes &&
-            !(t->offset == out->offset && same_shape(t, out)))
+        if (clt__tensors_overlap(t, out) && !(t->offset == out->offset && same_shape(t, out)))
             return clt__fail(ctx, CLT_ERR_ALIASING,
                              "%s: out overlaps input %d without being the same memory and shape",
                              who, s);

@@ -37,14 +37,6 @@ static uint64_t next_pow2(uint64_t v)
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-/* Do the byte ranges of a and b intersect? */
-static int overlaps(const clt_tensor *a, const clt_tensor *b)
-{
-    if (a->storage->mem != b->storage->mem || a->nbytes == 0 || b->nbytes == 0)
-        return 0;
-    return a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
-}
-
 /* Launch geometry. */
 typedef struct geometry {
     uint32_t wg, lanes, chunks;
@@ -289,7 +281,7 @@ static clt_status reduce_named(const char *who, int op, const clt_tensor *x, int
         return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW,
                          "%s: axis of length %lld: indices do not fit in i32", who,
                          (long long)p.length);
-    if (overlaps(x, out))
+    if (clt__tensors_overlap(x, out))
         return clt__fail(ctx, CLT_ERR_ALIASING, "%s: out overlaps x", who);
     if (p.outputs == 0)
         return CLT_SUCCESS;

@@ -213,12 +213,7 @@ static clt_status check_operand(const char *who, const clt_tensor *ref, const cl
 static clt_status check_overlap(const char *who, const clt_tensor *in, const char *in_name,
                                 const clt_tensor *out, const char *out_name)
 {
-    if (in->storage->mem != out->storage->mem || in->offset == out->offset || out->nbytes == 0)
-        return CLT_SUCCESS;
-    size_t lo = in->offset < out->offset ? in->offset : out->offset;
-    size_t hi = in->offset < out->offset ? out->offset : in->offset;
-    size_t lo_bytes = in->offset < out->offset ? in->nbytes : out->nbytes;
-    if (hi - lo >= lo_bytes)
+    if (!clt__tensors_overlap(in, out) || in->offset == out->offset)
         return CLT_SUCCESS;
     return clt__fail(out->ctx, CLT_ERR_ALIASING,
                      "%s: %s (byte offset %zu) partly overlaps %s (byte offset %zu) in one buffer",

@@ -219,6 +219,13 @@ void clt_tensor_free(clt_tensor *t)
     free(t);
 }
 
+int clt__tensors_overlap(const clt_tensor *a, const clt_tensor *b)
+{
+    if (a->storage->mem != b->storage->mem || a->nbytes == 0 || b->nbytes == 0)
+        return 0;
+    return a->offset < b->offset + b->nbytes && b->offset < a->offset + a->nbytes;
+}
+
 void clt__tensor_release_all(clt_context *ctx)
 {
     while (ctx->tensors)

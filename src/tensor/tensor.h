@@ -31,6 +31,10 @@ struct clt_tensor {
 clt_status clt__shape_check(const clt_context *ctx, const char *who, clt_dtype dtype, int ndim,
                             const int64_t *shape, int64_t *numel, size_t *nbytes);
 
+/* Do a and b share bytes (same buffer, intersecting byte ranges; empty tensors share none)? The one
+ * test behind every op's aliasing rule. */
+int clt__tensors_overlap(const clt_tensor *a, const clt_tensor *b);
+
 /* Free every tensor handle still alive on ctx (clt_context_free: nothing may outlive it, and a
  * wrapped user buffer must get its reference back). */
 void clt__tensor_release_all(clt_context *ctx);

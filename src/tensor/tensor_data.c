@@ -180,18 +180,14 @@ clt_status clt_tensor_copy(clt_tensor *dst, const clt_tensor *src)
                          (long long)dst->numel, (long long)src->numel);
     if (dst->nbytes == 0)
         return CLT_SUCCESS;
-    cl_mem dm = dst->storage->mem, sm = src->storage->mem;
-    if (dm == sm) {
+    if (clt__tensors_overlap(dst, src)) {
         if (dst->offset == src->offset)
             return CLT_SUCCESS; /* the same elements: nothing to do */
-        size_t lo = dst->offset < src->offset ? dst->offset : src->offset;
-        size_t hi = dst->offset < src->offset ? src->offset : dst->offset;
-        if (hi - lo < dst->nbytes)
-            return clt__fail(ctx, CLT_ERR_ALIASING,
-                             "%s: dst and src overlap in the same buffer (offsets %zu and %zu, %zu bytes)",
-                             who, dst->offset, src->offset, dst->nbytes);
+        return clt__fail(ctx, CLT_ERR_ALIASING,
+                         "%s: dst and src overlap in the same buffer (offsets %zu and %zu, %zu bytes)",
+                         who, dst->offset, src->offset, dst->nbytes);
     }
-    cl_int err = clEnqueueCopyBuffer(ctx->queue, sm, dm, src->offset, dst->offset, dst->nbytes, 0, NULL,
-                                     NULL);
+    cl_int err = clEnqueueCopyBuffer(ctx->queue, src->storage->mem, dst->storage->mem, src->offset,
+                                     dst->offset, dst->nbytes, 0, NULL, NULL);
     return err == CL_SUCCESS ? CLT_SUCCESS : clt__cl_fail(ctx, err, "clt_tensor_copy: clEnqueueCopyBuffer");
 }
