@@ -199,6 +199,27 @@ START_TEST(reduce_long_multi_group)
 }
 END_TEST
 
+/* Rows whose start and length are multiples of 4 take the float4 path on GPU-style kernels (the
+ * gfx902 profile here), and long ones are also split across work-groups: both at once, every op,
+ * twice on one context. Under the native profile on POCL the same shapes run the CPU rows variant. */
+START_TEST(reduce_vec4_rows_split)
+{
+    clt_context *ctx = tu_context();
+    static const int64_t shapes[][2] = {{1, 65536}, {3, 65536}, {1, 100004}, {2, 40000},
+                                        {5, 16388}, {64, 1000},  {1, 262144}};
+    int last = 1;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        int64_t n = shapes[i][0] * shapes[i][1];
+        float *d = random_data(n, -1.0f, 1.0f);
+        for (int rep = 0; rep < 2; rep++)
+            for (int op = 0; op <= REF_ARGMIN; op++)
+                check_case(ctx, op, 2, shapes[i], d, 1, &last, rep);
+        free(d);
+    }
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* Integer values: every partial sum is exact, so any lost or doubled element shows. */
 START_TEST(reduce_sum_exact_integers)
 {
@@ -574,6 +595,7 @@ Suite *reduce_suite(void)
     tcase_add_test(tc, reduce_single_axis);
     tcase_add_test(tc, reduce_axis_sets);
     tcase_add_test(tc, reduce_long_multi_group);
+    tcase_add_test(tc, reduce_vec4_rows_split);
     tcase_add_test(tc, reduce_sum_exact_integers);
     tcase_add_test(tc, reduce_var_large_mean);
     tcase_add_test(tc, reduce_argmax_ties_and_nan);
