@@ -224,6 +224,10 @@ typedef struct clt_context_limits {
 
 CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits);
 
+/** The implementation choices in force on ctx (GEMM setting, the auto rule for this device, the
+ *  kernel parameter table), as lines of text into buf (NUL-terminated, truncated to size). */
+CLT_API clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size);
+
 /* ------------------------------------------------------------ buffer pool */
 
 typedef struct clt_pool_stats {

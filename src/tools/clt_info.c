@@ -91,7 +91,7 @@ static void print_device_text(const clt_device_info *d, int selected) {
 }
 
 static void print_context_text(const clt_device_info *d, const clt_context_limits *l,
-                               const clt_program_cache_stats *cs) {
+                               const clt_program_cache_stats *cs, const char *dispatch) {
     char b1[32], b2[32], b3[32];
     printf("\nContext on [%d] %s\n", d->global_index, d->device_name);
     printf("  profile             %s\n", l->profile);
@@ -106,6 +106,13 @@ static void print_context_text(const clt_device_info *d, const clt_context_limit
     if (l->cache_dir[0])
         printf("  cache contents      %llu files, %s\n", (unsigned long long)cs->disk_files,
                human_bytes(cs->disk_bytes, b3, sizeof b3));
+    printf("\nDispatch (built-in tables; no tuning file yet)\n");
+    for (const char *p = dispatch; *p;) { /* indent each line */
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        printf("  %.*s\n", len, p);
+        p += len + (nl ? 1 : 0);
+    }
 }
 
 /* ------------------------------------------------------------------ JSON output */
@@ -140,7 +147,8 @@ static void print_device_json(const clt_device_info *d) {
            d->has_inline_ptx ? "true" : "false", d->has_subgroups ? "true" : "false");
 }
 
-static void print_context_json(const clt_context_limits *l, const clt_program_cache_stats *cs) {
+static void print_context_json(const clt_context_limits *l, const clt_program_cache_stats *cs,
+                               const char *dispatch) {
     printf("{\"profile\":");
     json_out_string(stdout, l->profile);
     printf(",\"max_work_group_size\":%llu,\"wave_width\":%u,\"local_mem_budget\":%llu,"
@@ -158,11 +166,14 @@ static void print_context_json(const clt_context_limits *l, const clt_program_ca
     else
         printf("null");
     printf(",\"cache\":{\"disk_files\":%llu,\"disk_bytes\":%llu,\"memory_hits\":%llu,"
-           "\"disk_loads\":%llu,\"source_builds\":%llu,\"disk_writes\":%llu,\"disk_rejects\":%llu}}",
+           "\"disk_loads\":%llu,\"source_builds\":%llu,\"disk_writes\":%llu,\"disk_rejects\":%llu}",
            (unsigned long long)cs->disk_files, (unsigned long long)cs->disk_bytes,
            (unsigned long long)cs->memory_hits, (unsigned long long)cs->disk_loads,
            (unsigned long long)cs->source_builds, (unsigned long long)cs->disk_writes,
            (unsigned long long)cs->disk_rejects);
+    printf(",\"dispatch\":");
+    json_out_string(stdout, dispatch);
+    printf("}");
 }
 
 /* ------------------------------------------------------------------ main */
@@ -251,6 +262,7 @@ int main(int argc, char **argv) {
     clt_context *ctx = NULL;
     clt_context_limits limits;
     clt_program_cache_stats cache;
+    char dispatch[2048] = "";
     memset(&limits, 0, sizeof limits);
     memset(&cache, 0, sizeof cache);
     const char *failed = NULL;
@@ -261,6 +273,8 @@ int main(int argc, char **argv) {
         failed = "clt_context_get_limits";
     else if ((st = clt_program_cache_get_stats(ctx, &cache)) != CLT_SUCCESS)
         failed = "clt_program_cache_get_stats";
+    else if ((st = clt_context_describe_dispatch(ctx, dispatch, sizeof dispatch)) != CLT_SUCCESS)
+        failed = "clt_context_describe_dispatch";
 
     if (o.json) {
         printf("{\"version\":");
@@ -276,7 +290,7 @@ int main(int argc, char **argv) {
             printf("null,\"error\":");
             json_out_string(stdout, clt_last_error(ctx));
         } else {
-            print_context_json(&limits, &cache);
+            print_context_json(&limits, &cache, dispatch);
         }
         printf("}\n");
     } else {
@@ -291,7 +305,7 @@ int main(int argc, char **argv) {
             print_device_text(&devs[i], i == selected);
         }
         if (!failed)
-            print_context_text(&devs[selected], &limits, &cache);
+            print_context_text(&devs[selected], &limits, &cache, dispatch);
     }
 
     int rc = 0;

@@ -1,0 +1,59 @@
+/* The dispatch decisions in force on a context, as text for clt-info and logs (DESIGN.md §6: the
+ * choice is visible). */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "tune/gemm_dispatch.h"
+#include "tune/gemm_params.h"
+
+typedef struct text_out {
+    char *buf;
+    size_t cap, used;
+} text_out;
+
+static void put(text_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(text_out *o, const char *fmt, ...)
+{
+    if (o->used + 1 >= o->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(o->buf + o->used, o->cap - o->used, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        o->used += (size_t)n < o->cap - o->used ? (size_t)n : o->cap - o->used - 1;
+}
+
+clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size)
+{
+    if (!ctx || !buf || size == 0)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_context_describe_dispatch: %s", !ctx ? "ctx is NULL"
+                                                              : !buf ? "buf is NULL" : "size is 0");
+    text_out o = {buf, size, 0};
+    buf[0] = '\0';
+    const clt__gemm_rule *r = clt__gemm_rule_for(ctx);
+    put(&o, "gemm implementation: %s\n", ctx->limits.gemm_impl);
+    if (r->clblast_min_dim > 0)
+        put(&o, "gemm auto rule: %s: CLBlast when m, n, k >= %lld and 2mnk >= %.3g FLOP, else ours\n",
+            r->label, (long long)r->clblast_min_dim, r->clblast_min_flop);
+    else
+        put(&o, "gemm auto rule: %s: always ours\n", r->label);
+    const clt__gemm_table *t = clt__gemm_table_for(ctx);
+    put(&o, "gemm kernel table: %s (%s kernel for large shapes)\n", t->name,
+        t->prefer_cpu ? "CPU-style" : "tiled");
+    for (int i = 0; i < t->n_tiled; i++) {
+        const clt__gemm_tiled_cfg *c = &t->tiled[i];
+        put(&o, "  tiled %dx%d tile, K step %d, %dx%d items (%d per work item), float%d, %s, %zu B local\n",
+            c->mwg, c->nwg, c->kwg, c->mdimc, c->ndimc, (c->mwg / c->mdimc) * (c->nwg / c->ndimc),
+            c->vw, c->db ? "double-buffered" : "single-buffered", clt__gemm_tiled_local_bytes(c));
+    }
+    put(&o, "  cpu-style: %d rows x %d columns per item, %d items per group\n", t->cpu.rpi, t->cpu.nv,
+        t->cpu.local);
+    if (t->skinny > 0)
+        put(&o, "  small kernel when m*n*k <= %.3g or min(m, n) <= %d; GEMV when m or n is 1\n",
+            t->small_volume, t->skinny);
+    else
+        put(&o, "  small kernel when m*n*k <= %.3g; GEMV when m or n is 1\n", t->small_volume);
+    return CLT_SUCCESS;
+}
