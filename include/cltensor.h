@@ -31,6 +31,8 @@
  *   CLT_KERNEL_DIR      load cl_kernels/ sources from this directory
  *   CLT_CACHE_DIR       on-disk program cache directory, or "off"
  *   CLT_GEMM_IMPL       "tiled", "clblast" or "auto" (default)
+ *   CLT_CONV_IMPL       "tiled", "clblast" or "auto" (default)
+ *   CLT_PROFILE         "1" records every command for the profiler (cltensor_profile.h)
  *   CLT_LOG             "debug" to log to stderr
  */
 #ifndef CLTENSOR_H
@@ -183,6 +185,11 @@ typedef struct clt_context_options {
     /** GEMM implementation: "tiled" (ours), "clblast" or "auto" (default: by shape and device).
      *  NULL = $CLT_GEMM_IMPL, else "auto". */
     const char *gemm_impl;
+    /** Conv2D implementation: "tiled" (ours), "clblast" (im2col + CLBlast GEMM) or "auto".
+     *  NULL = $CLT_CONV_IMPL, else "auto". */
+    const char *conv_impl;
+    /** Profiler: 1 on, -1 off, 0 = $CLT_PROFILE ("1" on; unset, "" or "0" off). */
+    int profiler;
 } clt_context_options;
 
 /** Fill *opts with defaults (everything from the environment). */
@@ -220,6 +227,8 @@ typedef struct clt_context_limits {
     char kernel_dir[512];       /* "" = embedded sources */
     char cache_dir[512];        /* "" when the disk cache is off */
     char gemm_impl[16];         /* "auto", "tiled" or "clblast" */
+    char conv_impl[16];         /* "auto", "tiled" or "clblast" */
+    int profiler;               /* 1 when every command is recorded (queue profiling on) */
 } clt_context_limits;
 
 CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits);
@@ -328,5 +337,6 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 
 #include "cltensor_ops.h"
 #include "cltensor_gemm.h"
+#include "cltensor_conv.h"
 
 #endif /* CLTENSOR_H */

@@ -55,13 +55,7 @@ static clt_status launch_2d(clt_context *ctx, cl_kernel k, uint64_t cols, uint64
         groups1 = (uint64_t)1 << 30; /* the kernel strides over the rest */
     }
     size_t global[2] = {(size_t)(groups0 * local0), (size_t)groups1}, local[2] = {local0, 1};
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 2, NULL, global, local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        return CLT_SUCCESS;
-    char what[160];
-    snprintf(what, sizeof what, "%s: GEMM epilogue clEnqueueNDRangeKernel(%zu x %zu, local %zu)", who,
-             global[0], global[1], local0);
-    return clt__cl_fail(ctx, err, what);
+    return clt__enqueue_kernel(ctx, k, 2, global, local, who);
 }
 
 clt_status clt__gemm_epilogue_run(clt_context *ctx, const clt__gemm_problem *p, int read_c,

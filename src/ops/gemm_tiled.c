@@ -157,14 +157,7 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
         (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, L->who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof sc, &sc, L->who)))
         return st;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 3, NULL, global, local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char what[192];
-        snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(gemm, global %zux%zux%zu, local %zux%zu)",
-                 L->who, global[0], global[1], global[2], local[0], local[1]);
-        return clt__cl_fail(ctx, err, what);
-    }
-    return CLT_SUCCESS;
+    return clt__enqueue_kernel(ctx, k, 3, global, local, L->who);
 }
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }

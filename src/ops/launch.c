@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "ops/launch.h"
 
@@ -30,6 +31,24 @@ size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
     return limit;
 }
 
+clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
+                               const size_t *local, const char *who)
+{
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, dims, NULL, global, local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+        return CLT_SUCCESS;
+    char what[256], g[64] = "", l[64] = "";
+    for (cl_uint d = 0; d < dims && d < 3; d++) {
+        size_t gl = strlen(g), ll = strlen(l);
+        snprintf(g + gl, sizeof g - gl, "%s%zu", d ? "x" : "", global[d]);
+        if (local)
+            snprintf(l + ll, sizeof l - ll, "%s%zu", d ? "x" : "", local[d]);
+    }
+    snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(global %s, local %s)", who, g,
+             local ? l : "driver's");
+    return clt__cl_fail(ctx, err, what);
+}
+
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who)
 {
     return clt__launch_1d_group(ctx, kernel, items, PREFERRED_GROUP, who);
@@ -41,7 +60,6 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
     if (items == 0)
         return CLT_SUCCESS;
     size_t kernel_max = clt__kernel_work_group_limit(ctx, kernel);
-    cl_int err;
     size_t local = preferred_local;
     if (local > ctx->limits.max_work_group_size)
         local = (size_t)ctx->limits.max_work_group_size;
@@ -62,12 +80,5 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
             groups = cap;
     }
     size_t global = (size_t)(groups * local);
-    err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(global %zu, local %zu)", who, global,
-                 local);
-        return clt__cl_fail(ctx, err, what);
-    }
-    return CLT_SUCCESS;
+    return clt__enqueue_kernel(ctx, kernel, 1, &global, &local, who);
 }

@@ -15,6 +15,12 @@ clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, co
 clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t items,
                                 size_t preferred_local, const char *who);
 
+/* The one place where op kernels are enqueued (1-3 dimensions, arguments already set), so every
+ * launch can be observed (profiler) and fails with the same message: "<who>: clEnqueueNDRangeKernel
+ * (global AxB, local CxD): CL_...". local may be NULL (driver's choice). */
+clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
+                               const size_t *local, const char *who);
+
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);

@@ -230,14 +230,7 @@ static clt_status launch(clt_context *ctx, int op, const clt__reduce_plan *p, co
         if ((st = clt__set_arg(ctx, k, 4, sizeof geom, &geom, who)))
             return st;
     }
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, k, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(global %zu, local %zu)", who, global,
-                 local);
-        return clt__cl_fail(ctx, err, what);
-    }
-    return CLT_SUCCESS;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
 /* Checks shared by every entry point, then the launch. op: RED_OP (0..6, or OP_ARGMAX/OP_ARGMIN). */

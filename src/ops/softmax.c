@@ -164,13 +164,7 @@ static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64
 static clt_status enqueue(clt_context *ctx, const sm_launch *l, const char *who)
 {
     size_t local = l->local, global = l->global;
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, l->k, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        return CLT_SUCCESS;
-    char what[160];
-    snprintf(what, sizeof what, "%s: clEnqueueNDRangeKernel(global %zu, local %zu)", who, global,
-             local);
-    return clt__cl_fail(ctx, err, what);
+    return clt__enqueue_kernel(ctx, l->k, 1, &global, &local, who);
 }
 
 static int same_shape(const clt_tensor *a, const clt_tensor *b)

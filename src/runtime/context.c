@@ -59,6 +59,36 @@ static const char *env_or(const char *option, const char *env_name)
     return v && *v ? v : NULL;
 }
 
+/* An implementation choice (option, else environment, else "auto") into out[16]. */
+static clt_status pick_impl(const char *option, const char *env_name, const char *what, char *out)
+{
+    const char *v = env_or(option, env_name);
+    if (v && strcmp(v, "auto") && strcmp(v, "tiled") && strcmp(v, "clblast"))
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_context_create: %s implementation \"%s\" is not tiled, clblast or auto",
+                         what, v);
+    snprintf(out, 16, "%s", v ? v : "auto");
+    return CLT_SUCCESS;
+}
+
+static clt_status pick_profiler(int option, int *out)
+{
+    if (option != 0) {
+        *out = option > 0;
+        return CLT_SUCCESS;
+    }
+    const char *v = getenv("CLT_PROFILE");
+    if (!v || !*v || strcmp(v, "0") == 0) {
+        *out = 0;
+        return CLT_SUCCESS;
+    }
+    if (strcmp(v, "1"))
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_context_create: CLT_PROFILE=\"%s\" is not 0 or 1", v);
+    *out = 1;
+    return CLT_SUCCESS;
+}
+
 static void resolve_cache_dir(const char *option, char *out, size_t size)
 {
     const char *dir = env_or(option, "CLT_CACHE_DIR");
@@ -139,12 +169,10 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
     snprintf(limits.kernel_dir, sizeof limits.kernel_dir, "%s", kdir ? kdir : "");
     resolve_cache_dir(opts->cache_dir, limits.cache_dir, sizeof limits.cache_dir);
-    const char *gemm = env_or(opts->gemm_impl, "CLT_GEMM_IMPL");
-    if (gemm && strcmp(gemm, "auto") && strcmp(gemm, "tiled") && strcmp(gemm, "clblast"))
-        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
-                         "clt_context_create: GEMM implementation \"%s\" is not tiled, clblast or auto",
-                         gemm);
-    snprintf(limits.gemm_impl, sizeof limits.gemm_impl, "%s", gemm ? gemm : "auto");
+    if ((st = pick_impl(opts->gemm_impl, "CLT_GEMM_IMPL", "GEMM", limits.gemm_impl)) ||
+        (st = pick_impl(opts->conv_impl, "CLT_CONV_IMPL", "Conv2D", limits.conv_impl)) ||
+        (st = pick_profiler(opts->profiler, &limits.profiler)))
+        return st;
 
     clt_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
@@ -156,7 +184,8 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
         return st;
     }
     cl_int err;
-    ctx->queue = clCreateCommandQueue(ctx->dev->cl_ctx, ctx->dev->entry->device, 0, &err);
+    ctx->queue = clCreateCommandQueue(ctx->dev->cl_ctx, ctx->dev->entry->device,
+                                      limits.profiler ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS)
         return creation_failed(ctx, clt__cl_fail(ctx, err, "clCreateCommandQueue"));
     if ((st = clt__pool_create(ctx, limit, &ctx->pool)) != CLT_SUCCESS ||

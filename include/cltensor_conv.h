@@ -1,0 +1,113 @@
+/*
+ * cltensor Conv2D and 2-D pooling, NCHW f32. Included by cltensor.h. Every call only enqueues and
+ * writes into caller-provided tensors.
+ *
+ * Geometry (conv and pooling alike), for an input of height H and a (dilated) window of Kh:
+ *     Ho = (H + pad_top + pad_bottom - dilation_h * (Kh - 1) - 1) / stride_h + 1     (floor)
+ * and the same for the width. Ho or Wo < 1 is CLT_ERR_INVALID_SHAPE.
+ *
+ * Common rules
+ *   - Tensors are contiguous f32 (else CLT_ERR_INVALID_DTYPE), 4-D as stated per call (else
+ *     CLT_ERR_INVALID_SHAPE; the message gives expected and actual shape) and of one context
+ *     (CLT_ERR_CONTEXT_MISMATCH). NULL tensors or params: CLT_ERR_INVALID_ARGUMENT.
+ *   - Strides and dilations >= 1, paddings >= 0, groups >= 1 dividing both channel counts
+ *     (CLT_ERR_INVALID_ARGUMENT otherwise).
+ *   - Outputs may not overlap any input (CLT_ERR_ALIASING).
+ *   - N = 0 (an empty batch) is valid: nothing is enqueued.
+ *   - On any error nothing is enqueued and no tensor changes; clt_last_error(ctx) says why.
+ */
+#ifndef CLTENSOR_CONV_H
+#define CLTENSOR_CONV_H
+
+#include "cltensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ Conv2D */
+
+typedef struct clt_conv2d_params {
+    int32_t stride_h, stride_w;
+    int32_t pad_top, pad_bottom, pad_left, pad_right;
+    int32_t dilation_h, dilation_w;
+    int32_t groups; /* 1 = dense; Ci = Co = groups = depthwise */
+} clt_conv2d_params;
+
+/** Stride 1, no padding, dilation 1, groups 1. */
+CLT_API void clt_conv2d_params_init(clt_conv2d_params *p);
+
+/** The output shape [N, Co, Ho, Wo] of x [N, Ci, H, W] and w [Co, Ci / groups, Kh, Kw], with the
+ *  checks of clt_conv2d (other than the tensors themselves). */
+CLT_API clt_status clt_conv2d_output_shape(const int64_t x_shape[4], const int64_t w_shape[4],
+                                           const clt_conv2d_params *p, int64_t out_shape[4]);
+
+/** out = act(conv(x, w) + bias): x [N, Ci, H, W], w [Co, Ci / groups, Kh, Kw], bias [Co] or NULL,
+ *  out [N, Co, Ho, Wo]. activation is one of the GEMM epilogue set (CLT_IDENTITY, CLT_RELU,
+ *  CLT_GELU_ERF, CLT_GELU_TANH, CLT_TANH, CLT_SIGMOID, CLT_SILU; others CLT_ERR_UNSUPPORTED).
+ *  Implementation: ours (implicit GEMM, a GEMM for 1x1, a direct kernel for depthwise) or im2col +
+ *  CLBlast, by CLT_CONV_IMPL / clt_context_options.conv_impl or, under "auto", by shape and device. */
+CLT_API clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,
+                              const clt_conv2d_params *p, clt_unary_op activation,
+                              float activation_alpha, clt_tensor *out);
+
+/** dx = the gradient of the loss with respect to x, from dy [N, Co, Ho, Wo] (the gradient at the
+ *  convolution's output, i.e. after the caller has applied the activation's backward) and w.
+ *  dx [N, Ci, H, W] is overwritten. */
+CLT_API clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
+                                             const clt_conv2d_params *p, clt_tensor *dx);
+
+/** dw [Co, Ci / groups, Kh, Kw] = the gradient with respect to w, from dy and x; overwritten. */
+CLT_API clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
+                                              const clt_conv2d_params *p, clt_tensor *dw);
+
+/** dbias [Co] = the sum of dy [N, Co, Ho, Wo] over N, Ho, Wo; overwritten. */
+CLT_API clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias);
+
+/* ------------------------------------------------------------ pooling */
+
+typedef struct clt_pool2d_params {
+    int32_t kernel_h, kernel_w; /* >= 1 */
+    int32_t stride_h, stride_w; /* >= 1 */
+    int32_t pad_top, pad_bottom, pad_left, pad_right; /* >= 0 and < the kernel size on that axis */
+} clt_pool2d_params;
+
+/** kernel k x k, stride k, no padding. */
+CLT_API void clt_pool2d_params_init(clt_pool2d_params *p, int32_t k);
+
+/** The output shape [N, C, Ho, Wo] of x [N, C, H, W]. */
+CLT_API clt_status clt_pool2d_output_shape(const int64_t x_shape[4], const clt_pool2d_params *p,
+                                           int64_t out_shape[4]);
+
+/** Max pooling: out [N, C, Ho, Wo] = max over each window (padding never wins; a NaN in the window
+ *  gives NaN). indices, if not NULL, is an i32 tensor of out's shape that receives the flat
+ *  position h * W + w of the maximum inside its (n, c) plane (the first one on ties). */
+CLT_API clt_status clt_max_pool2d(const clt_tensor *x, const clt_pool2d_params *p, clt_tensor *out,
+                                  clt_tensor *indices);
+
+/** dx [N, C, H, W] = the gradient of max pooling: each dy element goes to its window's maximum.
+ *  With indices (from clt_max_pool2d) the maxima are not recomputed and x may be NULL; without,
+ *  they are recomputed from x. dx is overwritten. */
+CLT_API clt_status clt_max_pool2d_backward(const clt_tensor *dy, const clt_tensor *x,
+                                           const clt_tensor *indices, const clt_pool2d_params *p,
+                                           clt_tensor *dx);
+
+/** Average pooling. count_include_pad != 0 divides by kernel_h * kernel_w; 0 divides by the
+ *  number of window elements inside the input. */
+CLT_API clt_status clt_avg_pool2d(const clt_tensor *x, const clt_pool2d_params *p,
+                                  int count_include_pad, clt_tensor *out);
+
+/** dx [N, C, H, W] of average pooling (same p and count_include_pad); overwritten. */
+CLT_API clt_status clt_avg_pool2d_backward(const clt_tensor *dy, const clt_pool2d_params *p,
+                                           int count_include_pad, clt_tensor *dx);
+
+/** Global average pooling: x [N, C, H, W] -> out [N, C, 1, 1] (or [N, C]). */
+CLT_API clt_status clt_global_avg_pool2d(const clt_tensor *x, clt_tensor *out);
+
+/** dx [N, C, H, W] = dy [N, C, 1, 1] (or [N, C]) / (H * W), broadcast over each plane. */
+CLT_API clt_status clt_global_avg_pool2d_backward(const clt_tensor *dy, clt_tensor *dx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLTENSOR_CONV_H */
