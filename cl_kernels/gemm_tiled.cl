@@ -15,7 +15,14 @@
  * VW-aligned (then whole vectors are loaded with one instruction). Grid: (n tiles * WG, m tiles,
  * batch), local (WG, 1, 1) with WG = MDIMC * NDIMC.
  *
- * -D contract (tunables below), plus IDX64 and ACT of common/gemm_common.h.
+ * Split K (-DSPLITK=1, for grids too small to fill the device): grid dimension 2 is batch * pieces;
+ * piece q multiplies k in [q * chunk, (q + 1) * chunk) (chunk = split.y, a multiple of KWG), writes
+ * its register tile to the workspace ws (coalesced: element (i, j) of item lid at (i*WPTN + j)*WG +
+ * lid), fences, and bumps its tile's counter; the group that brings it to `pieces` adds the pieces
+ * in piece order (deterministic: the same sum whoever finishes last), runs the epilogue and resets
+ * the counter for the next launch. ws = uint counters[SPLIT_COUNTERS], then float partials.
+ *
+ * -D contract (tunables below), SPLITK (0/1), plus IDX64 and ACT of common/gemm_common.h.
  */
 #include "common/gemm_common.h"
 
@@ -40,6 +47,11 @@
 #ifndef DB
 #define DB 1 /* two local buffers (one barrier per step) */
 #endif
+
+#ifndef SPLITK
+#define SPLITK 0
+#endif
+#define SPLIT_COUNTERS 4096 /* tiles * batch of a split launch: the host keeps to it */
 
 #define WG (MDIMC * NDIMC)
 #define WPTM (MWG / MDIMC)
@@ -122,10 +134,31 @@ inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int l
     }
 }
 
+#if SPLITK /* kernel arguments, body arguments (local memory lives at kernel scope), passing */
+#define SPLIT_ARGS , __global uint *ws, int2 split
+#define SPLIT_BODY_ARGS , __global uint *ws, int2 split, __local int *last
+#define SPLIT_LOCAL __local int split_last;
+#define SPLIT_PASS , ws, split, &split_last
+#else
+#define SPLIT_ARGS
+#define SPLIT_BODY_ARGS
+#define SPLIT_LOCAL
+#define SPLIT_PASS
+#endif
+
 inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float *As,
-                            __local float *Bs)
+                            __local float *Bs SPLIT_BODY_ARGS)
 {
+#if SPLITK
+    const int pieces = split.x, piece = get_global_id(2) % pieces;
+    const int kbeg = piece * split.y;
+    GEMM_SETUP(get_global_id(2) / pieces);
+    const int kend = min(K, kbeg + split.y);
+#else
+    const int kbeg = 0;
     GEMM_SETUP(get_global_id(2));
+    const int kend = K;
+#endif
     const int lid = get_local_id(0);
     const int tx = lid % NDIMC, ty = lid / NDIMC;
     const int m0 = get_group_id(1) * MWG, n0 = get_group_id(0) * NWG;
@@ -141,10 +174,10 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
             acc[i][j] = 0.0f;
 
     float ra[A_LPT * VW], rb[B_LPT * VW];
-    const int steps = (K + KWG - 1) / KWG;
+    const int steps = kend > kbeg ? (kend - kbeg + KWG - 1) / KWG : 0;
     if (steps > 0) {
-        gemm_fetch(A, lda, va, a_mn, MWG, A_LPT, lid, m0, M, 0, K, ra);
-        gemm_fetch(B, ldb, vb, b_mn, NWG, B_LPT, lid, n0, N, 0, K, rb);
+        gemm_fetch(A, lda, va, a_mn, MWG, A_LPT, lid, m0, M, kbeg, kend, ra);
+        gemm_fetch(B, ldb, vb, b_mn, NWG, B_LPT, lid, n0, N, kbeg, kend, rb);
         gemm_stash(As, a_mn, MWG, A_LPT, lid, ra);
         gemm_stash(Bs, b_mn, NWG, B_LPT, lid, rb);
     }
@@ -152,8 +185,8 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
     for (int s = 0; s < steps; s++) {
         const int more = s + 1 < steps;
         if (more) {
-            gemm_fetch(A, lda, va, a_mn, MWG, A_LPT, lid, m0, M, (s + 1) * KWG, K, ra);
-            gemm_fetch(B, ldb, vb, b_mn, NWG, B_LPT, lid, n0, N, (s + 1) * KWG, K, rb);
+            gemm_fetch(A, lda, va, a_mn, MWG, A_LPT, lid, m0, M, kbeg + (s + 1) * KWG, kend, ra);
+            gemm_fetch(B, ldb, vb, b_mn, NWG, B_LPT, lid, n0, N, kbeg + (s + 1) * KWG, kend, rb);
         }
         __local const float *as = As + (DB ? (s & 1) : 0) * (KWG * MWG);
         __local const float *bs = Bs + (DB ? (s & 1) : 0) * (KWG * NWG);
@@ -186,6 +219,39 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
+#if SPLITK
+    {
+        const uint tile = ((uint)(get_global_id(2) / pieces) * get_num_groups(1) + get_group_id(1)) *
+                              get_num_groups(0) + get_group_id(0);
+        __global volatile float *part =
+            (__global volatile float *)(ws + SPLIT_COUNTERS) + (ulong)tile * pieces * (MWG * NWG);
+#pragma unroll
+        for (int i = 0; i < WPTM; i++)
+#pragma unroll
+            for (int j = 0; j < WPTN; j++)
+                part[(ulong)piece * (MWG * NWG) + (i * WPTN + j) * WG + lid] = acc[i][j];
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0)
+            *last = atomic_inc(ws + tile) == (uint)(pieces - 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!*last)
+            return;
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+#pragma unroll
+        for (int i = 0; i < WPTM; i++)
+#pragma unroll
+            for (int j = 0; j < WPTN; j++) {
+                float sum = 0.0f;
+                for (int q = 0; q < pieces; q++)
+                    sum += q == piece ? acc[i][j] : part[(ulong)q * (MWG * NWG) + (i * WPTN + j) * WG + lid];
+                acc[i][j] = sum;
+            }
+        if (lid == 0)
+            atomic_xchg(ws + tile, 0u); /* ready for the next launch */
+    }
+#endif
+
     /* Epilogue: row i = m0 + (wi / VW) * MDIMC * VW + ty * VW + wi % VW, likewise columns. */
 #pragma unroll
     for (int wi = 0; wi < WPTM; wi++) {
@@ -213,11 +279,12 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
 }
 
 #define GEMM_TILED_KERNEL(name, ta, tb)                                                            \
-    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void name(GEMM_ARGS)                  \
+    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void name(GEMM_ARGS SPLIT_ARGS)       \
     {                                                                                              \
         __local float As[NBUF * KWG * MWG] __attribute__((aligned(16)));                           \
         __local float Bs[NBUF * KWG * NWG] __attribute__((aligned(16)));                           \
-        gemm_tiled_body(A, B, C, bias, R, offs, strides, lds, dims, sc, ta, tb, As, Bs);           \
+        SPLIT_LOCAL                                                                                \
+        gemm_tiled_body(A, B, C, bias, R, offs, strides, lds, dims, sc, ta, tb, As, Bs SPLIT_PASS); \
     }
 
 GEMM_TILED_KERNEL(gemm_tiled_nn, 0, 0)

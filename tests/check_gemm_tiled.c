@@ -184,6 +184,37 @@ START_TEST(test_tiled_configs)
 }
 END_TEST
 
+/* Split K forced on every config: pieces that do and do not divide the k slices (the last piece
+ * short), batches, beta = 0 over NaN, bias + residual + activation, and the same context reused
+ * so that every tile counter must have been reset by the previous launch. */
+START_TEST(test_split_k)
+{
+    char *saved = tu_env_save("CLT_GEMM_VARIANT");
+    clt_context *ctx = tu_context();
+    const int pieces[] = {2, 3, 7};
+    for (int c = 0; c < clt__gemm_table_for(ctx)->n_tiled; c++)
+        for (int q = 0; q < 3; q++) {
+            char v[32];
+            snprintf(v, sizeof v, "tiled:%d:%d", c, pieces[q]);
+            setenv("CLT_GEMM_VARIANT", v, 1);
+            int t = (c + q) % 4;
+            gcase g = mk(t >> 1, t & 1, 37 + 31 * q, 70 - 9 * q, 200 + 61 * q, 1 + q % 2, 1.25f,
+                         q == 1 ? 0.0f : 0.5f);
+            g.nan_c = q == 1, g.pad = q, g.off_c = q;
+            g.bias = q == 2 ? CLT_BIAS_PER_ROW : CLT_BIAS_PER_COLUMN, g.residual = q != 1;
+            g.act = q == 0 ? CLT_TANH : CLT_IDENTITY;
+            run_case(ctx, &g, "split k");
+            run_case(ctx, &g, "split k again");
+        }
+    /* More pieces than k slices: the host trims them to slices that exist. */
+    setenv("CLT_GEMM_VARIANT", "tiled:0:64", 1);
+    gcase few = mk(0, 0, 5, 9, 40, 1, 1.0f, 0.0f);
+    run_case(ctx, &few, "split k, k short");
+    tu_context_free(ctx);
+    tu_env_restore("CLT_GEMM_VARIANT", saved);
+}
+END_TEST
+
 static const char *variants[] = {"tiled", "cpu", "small", "gemv", NULL};
 #define N_VARIANTS 5
 
@@ -301,6 +332,7 @@ Suite *gemm_tiled_suite(void)
     tcase_add_test(tc, test_shapes_small);
     tcase_add_test(tc, test_shapes_gemv);
     tcase_add_test(tc, test_tiled_configs);
+    tcase_add_test(tc, test_split_k);
     tcase_add_loop_test(tc, test_beta_zero_nan, 0, N_VARIANTS);
     tcase_add_loop_test(tc, test_epilogue, 0, N_VARIANTS);
     tcase_add_loop_test(tc, test_batches_and_k, 0, N_VARIANTS);
