@@ -9,6 +9,7 @@
  *   header.profile = native
  *   header.date = 2026-11-29 17:50 UTC
  *   header.command = clt-tune --quick
+ *   header.library = 0.1.0                  (informational)
  *   gemm.clblast_min_dim = 2048            <section>.<key> = <value>: one section per op family
  *   gemm.tiled.0 = 128 128 16 16 16 4 1
  *   ...

@@ -24,7 +24,8 @@ static const struct {
     {"gemm", clt__gemm_tuning_apply},
 };
 
-static const char *const header_keys[] = {"device", "driver", "platform", "profile", "date", "command"};
+static const char *const header_keys[] = {"device", "driver", "platform", "profile", "date",
+                                            "command", "library"};
 #define N_HEADER_KEYS (sizeof header_keys / sizeof header_keys[0])
 
 /* s without leading/trailing spaces, into out (what the parser does to a value). */
