@@ -106,5 +106,5 @@ int tune_gemm_crossover(tune_env *env)
                (long long)best_d, best_f, best_cost, n);
     else
         printf("  rule: always ours (cost %.3f of %d)\n", best_cost, n);
-    return clt__gemm_tuning_entries(&r, clt__gemm_table_for(env->ctx), env->out);
+    return tune_gemm_entries(env);
 }

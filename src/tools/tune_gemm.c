@@ -253,5 +253,43 @@ int tune_gemm_params(tune_env *env)
               (const int64_t(*)[3])gemv, 2) < 0)
         return -1;
     env->trial->has_gemm_table = 1;
-    return clt__gemm_tuning_entries(clt__gemm_rule_for(env->ctx), t, env->out);
+    return tune_gemm_entries(env);
+}
+
+static void drop_key(clt__tuning_entries *e, const char *key)
+{
+    for (int i = 0; i < e->n; i++)
+        if (!strcmp(e->kv[i].key, key)) {
+            memmove(&e->kv[i], &e->kv[i + 1], sizeof e->kv[0] * (size_t)(e->n - i - 1));
+            e->n--;
+            return;
+        }
+}
+
+int tune_gemm_entries(tune_env *env)
+{
+    /* Only what this device can run: the reader rejects a file with anything else, and a built-in
+     * entry the device cannot run (a tile too big for its local memory) is skipped anyway. */
+    clt__gemm_table t = *clt__gemm_table_for(env->ctx);
+    char why[200];
+    int n = 0;
+    for (int i = 0; i < t.n_tiled; i++)
+        if (clt__gemm_tiled_cfg_ok(env->ctx, &t.tiled[i], why, sizeof why))
+            t.tiled[n++] = t.tiled[i];
+    t.n_tiled = n;
+    for (int i = 0; i < CLT_GEMM_MAX_TILED_CFGS; i++) {
+        char k[32];
+        snprintf(k, sizeof k, "gemm.tiled.%d", i);
+        drop_key(env->out, k);
+    }
+    if (clt__gemm_tuning_entries(clt__gemm_rule_for(env->ctx), &t, env->out) != 0)
+        return -1;
+    int small[2] = {t.small_lx, t.small_ly}, gemv[2] = {t.gemv_f, t.gemv_s};
+    if (!clt__gemm_cpu_cfg_ok(env->ctx, &t.cpu, why, sizeof why))
+        drop_key(env->out, "gemm.cpu");
+    if (!pair_ok(env, small))
+        drop_key(env->out, "gemm.small");
+    if (!pair_ok(env, gemv))
+        drop_key(env->out, "gemm.gemv");
+    return 0;
 }

@@ -38,6 +38,9 @@ extern const int tune_sweep_count;
 /* tune_gemm.c */
 int tune_gemm_params(tune_env *env);
 int tune_gemm_crossover(tune_env *env);
+/* Set env->out's gemm.* keys from the rule and table now in force on env->ctx (what this device can
+ * run only). */
+int tune_gemm_entries(tune_env *env);
 
 /* Helpers (tune_gemm.c). Median microseconds of one C = A * B (m x k times k x n, row-major, fresh
  * random inputs) on env's context as configured now; -1 on failure (message printed). */
