@@ -33,6 +33,7 @@
  *   CLT_GEMM_IMPL       "tiled", "clblast" or "auto" (default)
  *   CLT_CONV_IMPL       "tiled", "clblast" or "auto" (default)
  *   CLT_PROFILE         "1" records every command for the profiler (cltensor_profile.h)
+ *   CLT_TUNING_FILE     tuning file instead of <cache dir>/tuning-<hash>.txt, or "off" (env only)
  *   CLT_LOG             "debug" to log to stderr
  */
 #ifndef CLTENSOR_H
@@ -236,6 +237,26 @@ CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_li
 /** The implementation choices in force on ctx (GEMM setting, the auto rule for this device, the
  *  kernel parameter table), as lines of text into buf (NUL-terminated, truncated to size). */
 CLT_API clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size);
+
+/** Where the dispatch thresholds and kernel parameters in force on a context come from. */
+typedef enum clt_tuning_source {
+    CLT_TUNING_BUILTIN = 0, /* the built-in tables (no tuning file, or tuning files off) */
+    CLT_TUNING_FILE = 1,    /* a tuning file written by clt-tune */
+    CLT_TUNING_IGNORED = 2  /* a tuning file exists but was rejected: built-in tables, see reason */
+} clt_tuning_source;
+
+typedef struct clt_tuning_info {
+    clt_tuning_source source;
+    char path[640];     /* the tuning file looked for ($CLT_TUNING_FILE, else in the cache
+                           directory); "" when tuning files are off */
+    char written[64];   /* FILE: when clt-tune wrote it */
+    char reason[256];   /* IGNORED: why it was rejected; BUILTIN: why there is no file */
+    char builtin[32];   /* the built-in table row of this device and profile ("nvidia") */
+} clt_tuning_info;
+
+/** The tuning in force on ctx (a context reads its device's tuning file once, when created; a
+ *  corrupt or foreign file is ignored, never an error). CLT_ERR_INVALID_ARGUMENT for NULL. */
+CLT_API clt_status clt_context_get_tuning(const clt_context *ctx, clt_tuning_info *info);
 
 /* ------------------------------------------------------------ buffer pool */
 

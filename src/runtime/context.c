@@ -8,6 +8,7 @@
 #include "program/program.h"
 #include "runtime/runtime.h"
 #include "tensor/tensor.h"
+#include "tune/tuning_file.h"
 
 const char *clt_version_string(void) { return CLT_VERSION_STRING; }
 
@@ -122,6 +123,7 @@ static void context_destroy(clt_context *ctx)
         clReleaseCommandQueue(ctx->queue);
     if (ctx->dev)
         clt__device_state_release(ctx->dev);
+    clt__tuning_free(ctx->tuning);
     free(ctx->error);
     free(ctx);
 }
@@ -192,6 +194,9 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
         (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
         (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS)
         return creation_failed(ctx, st);
+    if (clt__tuning_load(ctx) != 0) /* a missing or bad tuning file is not an error: no file */
+        return creation_failed(ctx, clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY,
+                                              "out of host memory (tuning)"));
     clt__log("context on device %d (%s), profile %s, cache %s", index,
              ctx->dev->entry->info.device_name, limits.profile,
              limits.cache_dir[0] ? limits.cache_dir : "off");

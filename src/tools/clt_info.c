@@ -106,7 +106,7 @@ static void print_context_text(const clt_device_info *d, const clt_context_limit
     if (l->cache_dir[0])
         printf("  cache contents      %llu files, %s\n", (unsigned long long)cs->disk_files,
                human_bytes(cs->disk_bytes, b3, sizeof b3));
-    printf("\nDispatch (built-in tables; no tuning file yet)\n");
+    printf("\nDispatch\n");
     for (const char *p = dispatch; *p;) { /* indent each line */
         const char *nl = strchr(p, '\n');
         int len = nl ? (int)(nl - p) : (int)strlen(p);
@@ -148,7 +148,7 @@ static void print_device_json(const clt_device_info *d) {
 }
 
 static void print_context_json(const clt_context_limits *l, const clt_program_cache_stats *cs,
-                               const char *dispatch) {
+                               const char *dispatch, const clt_tuning_info *tu) {
     printf("{\"profile\":");
     json_out_string(stdout, l->profile);
     printf(",\"max_work_group_size\":%llu,\"wave_width\":%u,\"local_mem_budget\":%llu,"
@@ -173,6 +173,16 @@ static void print_context_json(const clt_context_limits *l, const clt_program_ca
            (unsigned long long)cs->disk_rejects);
     printf(",\"dispatch\":");
     json_out_string(stdout, dispatch);
+    static const char *const sources[] = {"builtin", "file", "ignored"};
+    printf(",\"tuning\":{\"source\":\"%s\",\"path\":", sources[tu->source % 3]);
+    json_out_string(stdout, tu->path);
+    printf(",\"written\":");
+    json_out_string(stdout, tu->written);
+    printf(",\"reason\":");
+    json_out_string(stdout, tu->reason);
+    printf(",\"builtin_row\":");
+    json_out_string(stdout, tu->builtin);
+    printf("}");
     printf("}");
 }
 
@@ -263,6 +273,8 @@ int main(int argc, char **argv) {
     clt_context_limits limits;
     clt_program_cache_stats cache;
     char dispatch[2048] = "";
+    clt_tuning_info tuning;
+    memset(&tuning, 0, sizeof tuning);
     memset(&limits, 0, sizeof limits);
     memset(&cache, 0, sizeof cache);
     const char *failed = NULL;
@@ -275,6 +287,8 @@ int main(int argc, char **argv) {
         failed = "clt_program_cache_get_stats";
     else if ((st = clt_context_describe_dispatch(ctx, dispatch, sizeof dispatch)) != CLT_SUCCESS)
         failed = "clt_context_describe_dispatch";
+    else if ((st = clt_context_get_tuning(ctx, &tuning)) != CLT_SUCCESS)
+        failed = "clt_context_get_tuning";
 
     if (o.json) {
         printf("{\"version\":");
@@ -290,7 +304,7 @@ int main(int argc, char **argv) {
             printf("null,\"error\":");
             json_out_string(stdout, clt_last_error(ctx));
         } else {
-            print_context_json(&limits, &cache, dispatch);
+            print_context_json(&limits, &cache, dispatch, &tuning);
         }
         printf("}\n");
     } else {

@@ -5,6 +5,7 @@
 
 #include "tune/gemm_dispatch.h"
 #include "tune/gemm_params.h"
+#include "tune/tuning_file.h"
 
 typedef struct text_out {
     char *buf;
@@ -33,6 +34,15 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     text_out o = {buf, size, 0};
     buf[0] = '\0';
     const clt__gemm_rule *r = clt__gemm_rule_for(ctx);
+    const clt__tuning *tu = ctx->tuning;
+    const char *row = clt__gemm_rule_builtin(ctx)->label;
+    if (tu && tu->source == CLT_TUNING_FILE)
+        put(&o, "tuning: tuning file %s (written %s)\n", tu->path, tu->date);
+    else if (tu && tu->source == CLT_TUNING_IGNORED)
+        put(&o, "tuning: tuning file %s ignored: %s; built-in table (%s row)\n", tu->path, tu->why,
+            row);
+    else
+        put(&o, "tuning: built-in table (%s row); %s\n", row, tu ? tu->why : "no tuning file");
     put(&o, "gemm implementation: %s\n", ctx->limits.gemm_impl);
     if (r->clblast_min_dim > 0)
         put(&o, "gemm auto rule: %s: CLBlast when m, n, k >= %lld and 2mnk >= %.3g FLOP, else ours\n",

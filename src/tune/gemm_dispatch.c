@@ -16,6 +16,7 @@
  * The gfx902 profile matches by profile name, so tests and benches on any device see the choices
  * gfx902 would make. */
 #include "tune/gemm_dispatch.h"
+#include "tune/tuning_file.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,13 @@ static const clt__gemm_rule rules[] = {
 #define RULE_COUNT (sizeof rules / sizeof rules[0])
 
 const clt__gemm_rule *clt__gemm_rule_for(const clt_context *ctx)
+{
+    if (ctx->tuning && ctx->tuning->has_gemm_rule)
+        return &ctx->tuning->gemm_rule;
+    return clt__gemm_rule_builtin(ctx);
+}
+
+const clt__gemm_rule *clt__gemm_rule_builtin(const clt_context *ctx)
 {
     const clt_device_info *info = &ctx->dev->entry->info;
     for (size_t i = 0; i + 1 < RULE_COUNT; i++) {

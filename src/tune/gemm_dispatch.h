@@ -22,8 +22,11 @@ typedef struct clt__gemm_rule {
     double clblast_min_flop;
 } clt__gemm_rule;
 
-/* The rule auto uses on ctx. */
+/* The rule auto uses on ctx: the tuning file's (tuning_file.h) when one is in force, else the
+ * built-in row. */
 const clt__gemm_rule *clt__gemm_rule_for(const clt_context *ctx);
+/* The built-in row for ctx's device and profile. */
+const clt__gemm_rule *clt__gemm_rule_builtin(const clt_context *ctx);
 
 /* The implementation the context's setting and the rule pick for p (before any fallback). */
 clt__gemm_impl clt__gemm_choose(const clt_context *ctx, const clt__gemm_problem *p);

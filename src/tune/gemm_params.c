@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tune/gemm_params.h"
+#include "tune/tuning_file.h"
 
 static const clt__gemm_table nvidia_table = {
     "nvidia", 0, 3,
@@ -39,6 +40,13 @@ static const clt__gemm_table default_table = {
 };
 
 const clt__gemm_table *clt__gemm_table_for(const clt_context *ctx)
+{
+    if (ctx->tuning && ctx->tuning->has_gemm_table)
+        return &ctx->tuning->gemm_table;
+    return clt__gemm_table_builtin(ctx);
+}
+
+const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx)
 {
     if (!strcmp(ctx->limits.profile, "gfx902"))
         return &amd_table;

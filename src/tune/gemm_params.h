@@ -32,8 +32,11 @@ typedef struct clt__gemm_table {
     int skinny;              /* m or n at or below which gemm_small is used */
 } clt__gemm_table;
 
-/* The table for ctx's device class and profile. Never NULL. */
+/* The table in force on ctx: the tuning file's merge (tuning_file.h) when one is in force, else the
+ * built-in table. Never NULL. */
 const clt__gemm_table *clt__gemm_table_for(const clt_context *ctx);
+/* The built-in table for ctx's device class and profile. Never NULL. */
+const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx);
 
 /* "-DMWG=.. -DNWG=.. ..." in a fixed order (part of the program cache key). */
 void clt__gemm_tiled_options(const clt__gemm_tiled_cfg *c, char *buf, size_t cap);

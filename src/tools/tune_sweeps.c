@@ -1,0 +1,13 @@
+/* The sweep registry of clt-tune. Kernel parameters first, so the crossover sweeps measure our
+ * kernels with the parameters they will run with.
+ * Adding an op: write int tune_<op>_<what>(tune_env *) that times its implementations (e.g. conv
+ * tiled vs CLBlast over a size sweep, as tune_gemm_crossover does), sets "<op>.<key>" entries in
+ * env->out, and register a checker for that section in src/tune/tuning_load.c; then add a row here. */
+#include "tune_sweeps.h"
+
+const tune_sweep tune_sweeps[] = {
+    {"gemm-params", "GEMM kernel parameters (large, small, GEMV paths)", tune_gemm_params},
+    {"gemm-crossover", "GEMM ours vs CLBlast crossover (FLOPs, min dim)", tune_gemm_crossover},
+    /* {"conv-crossover", "Conv2D tiled vs CLBlast crossover", tune_conv_crossover}, */
+};
+const int tune_sweep_count = (int)(sizeof tune_sweeps / sizeof tune_sweeps[0]);
