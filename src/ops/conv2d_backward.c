@@ -35,7 +35,7 @@ static clt_status validate(const char *who, const clt_tensor *dy, const clt_tens
                            const char *xname, const clt_tensor *wt, const char *wname,
                            const clt_tensor *out, const clt_conv2d_params *p, clt__conv_geom *g)
 {
-    const clt_context *ctx = ctx_of(dy, xt, wt);
+    const clt_context *ctx = ctx_of(out, dy, out == xt ? wt : xt); /* the output's context */
     if (!dy)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: dy is NULL", who);
     int64_t xs[4], ws[4];
@@ -99,7 +99,7 @@ clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
 clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias)
 {
     static const char *who = "clt_conv2d_backward_bias";
-    const clt_context *ctx = ctx_of(dy, dbias, NULL);
+    const clt_context *ctx = ctx_of(dbias, dy, NULL);
     int64_t ys[4];
     clt_status st;
     if (!dbias)
@@ -107,8 +107,6 @@ clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias)
     if ((st = clt__conv_shape4(ctx, who, "dy", dy, ys)) ||
         (st = clt__conv_check_tensor(ctx, who, "dy", dy, ys)))
         return st;
-    if (dbias->ctx != ctx)
-        return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: dbias belongs to another context", who);
     if (dbias->dtype != CLT_F32)
         return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: dbias is %s, expected f32", who,
                          clt_dtype_name(dbias->dtype));
