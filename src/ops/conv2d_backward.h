@@ -32,4 +32,10 @@ clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, c
 clt_status clt__convb_weight_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                      const clt_tensor *x, clt_tensor *dw, const char *who);
 
+/* The same structure with our GEMM (clblast = 0) or CLBlast's (1): CPU devices use it as "ours". */
+clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who);
+clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                     const clt_tensor *x, clt_tensor *dw, int clblast, const char *who);
+
 #endif

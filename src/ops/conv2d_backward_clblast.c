@@ -1,5 +1,7 @@
-/* The CLBlast path of Conv2D backward: GEMMs through clt__gemm_clblast around our column kernels
- * (cl_kernels/conv2d_backward_col.cl), the column buffer in workspace slot 2.
+/* Conv2D backward as column buffer + GEMM: the CLBlast path (clt__gemm_clblast) and, on CPU devices,
+ * ours (clt__gemm_tiled picks the CPU GEMM kernel there, far faster on POCL than any direct conv
+ * loop), around our column kernels (cl_kernels/conv2d_backward_col.cl); the column buffer lives in
+ * workspace slot 2.
  *   grad-input:  per image, batched over groups: col[n, g] = W_g^T (Cig*Kh*Kw x Cog) * dy[n, g]
  *                (Cog x Ho*Wo); then one col2im over the batch. N GEMM launches + 1.
  *   grad-weight: one im2col over the batch; per image, batched over groups:
@@ -36,8 +38,8 @@ static uint64_t col_elems(const clt__conv_geom *g)
     return (uint64_t)(g->n * g->ci * g->kh * g->kw) * (uint64_t)(g->ho * g->wo);
 }
 
-clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
-                                    const clt_tensor *w, clt_tensor *dx, const char *who)
+clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who)
 {
     cl_mem col;
     clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
@@ -59,15 +61,15 @@ clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, c
         if (p.batch == 1)
             p.a_stride = p.b_stride = p.c_stride = 0;
         p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
-        if ((st = clt__gemm_clblast(ctx, &p, who)) != CLT_SUCCESS)
+        if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
             return st;
     }
     return col_kernel(ctx, "conv_col2im", g, col, HEAD_ELEMS, dx->storage->mem,
                       dx->offset / sizeof(float), (uint64_t)dx->numel, who);
 }
 
-clt_status clt__convb_weight_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
-                                     const clt_tensor *x, clt_tensor *dw, const char *who)
+clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                     const clt_tensor *x, clt_tensor *dw, int clblast, const char *who)
 {
     cl_mem col;
     clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
@@ -92,8 +94,20 @@ clt_status clt__convb_weight_clblast(clt_context *ctx, const clt__conv_geom *g, 
         if (p.batch == 1)
             p.a_stride = p.b_stride = p.c_stride = 0;
         p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
-        if ((st = clt__gemm_clblast(ctx, &p, who)) != CLT_SUCCESS)
+        if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
             return st;
     }
     return CLT_SUCCESS;
+}
+
+clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, const char *who)
+{
+    return clt__convb_input_colgemm(ctx, g, dy, w, dx, 1, who);
+}
+
+clt_status clt__convb_weight_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                     const clt_tensor *x, clt_tensor *dw, const char *who)
+{
+    return clt__convb_weight_colgemm(ctx, g, dy, x, dw, 1, who);
 }

@@ -1,7 +1,8 @@
 /* Our Conv2D backward kernels (cl_kernels/conv2d_backward.cl): the tiled implicit GEMMs on GPUs
- * (and the gfx902 profile), direct one-item-per-output kernels on CPU devices (POCL: local-memory
- * tiles and barriers are slow there) and on GPUs for few channels per group (depthwise), where a
- * 64-row tile would be mostly empty. One launch per call. */
+ * (and the gfx902 profile), one launch per call; direct one-item-per-output kernels on GPUs for
+ * few channels per group (depthwise), where a 64-row tile would be mostly empty. CPU devices
+ * (POCL) use column buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s
+ * for the direct loops there, local-memory tiles are slow on POCL too. */
 #include <string.h>
 
 #include "memory/memory.h"
@@ -113,8 +114,8 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
                          const char *who)
 {
     cl_kernel k;
-    /* CPU: default -D (one program); GPU: the grad-input options, so no extra program */
-    clt_status st = clt__kernel_get(ctx, FAMILY, cpu_style(ctx) ? "" : DX_OPTS, name, &k);
+    /* the grad-input options, so no extra program */
+    clt_status st = clt__kernel_get(ctx, FAMILY, DX_OPTS, name, &k);
     if (st != CLT_SUCCESS)
         return clt__prefix_error(ctx, st, who);
     if ((st = set_args(ctx, k, a, b, out, NULL, g, 0, who)))
@@ -125,9 +126,11 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
 clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *w, clt_tensor *dx, const char *who)
 {
+    if (cpu_style(ctx))
+        return clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
     cl_kernel k = NULL;
     clt_status st;
-    if (!cpu_style(ctx) && g->ci_g >= MIN_TILED_CHANNELS &&
+    if (g->ci_g >= MIN_TILED_CHANNELS &&
         (st = tiled_kernel(ctx, DX_OPTS, "conv_bwd_input_tiled", DX_LOCAL_BYTES, who, &k)))
         return st;
     if (!k)
@@ -147,9 +150,11 @@ clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, cons
 clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who)
 {
+    if (cpu_style(ctx))
+        return clt__convb_weight_colgemm(ctx, g, dy, x, dw, 0, who);
     cl_kernel k = NULL;
     clt_status st;
-    if (!cpu_style(ctx) && g->co_g >= MIN_TILED_CHANNELS &&
+    if (g->co_g >= MIN_TILED_CHANNELS &&
         (st = tiled_kernel(ctx, DW_OPTS, "conv_bwd_weight_tiled", DW_LOCAL_BYTES, who, &k)))
         return st;
     if (!k)
