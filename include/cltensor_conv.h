@@ -13,7 +13,8 @@
  *   - Strides and dilations >= 1, paddings >= 0, groups >= 1 dividing both channel counts
  *     (CLT_ERR_INVALID_ARGUMENT otherwise).
  *   - Outputs may not overlap any input (CLT_ERR_ALIASING).
- *   - N = 0 (an empty batch) is valid: nothing is enqueued.
+ *   - N = 0 (an empty batch) is valid: nothing is enqueued (except for the backward sums over the
+ *     batch, dw and dbias, which are then set to zeros).
  *   - On any error nothing is enqueued and no tensor changes; clt_last_error(ctx) says why.
  */
 #ifndef CLTENSOR_CONV_H
@@ -57,11 +58,13 @@ CLT_API clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const cl
 CLT_API clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
                                              const clt_conv2d_params *p, clt_tensor *dx);
 
-/** dw [Co, Ci / groups, Kh, Kw] = the gradient with respect to w, from dy and x; overwritten. */
+/** dw [Co, Ci / groups, Kh, Kw] = the gradient with respect to w, from dy and x; overwritten
+ *  (zeros when N = 0). */
 CLT_API clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
                                               const clt_conv2d_params *p, clt_tensor *dw);
 
-/** dbias [Co] = the sum of dy [N, Co, Ho, Wo] over N, Ho, Wo; overwritten. */
+/** dbias [Co] = the sum of dy [N, Co, Ho, Wo] over N, Ho, Wo; overwritten (zeros when N = 0).
+ *  dy must be 4-D f32 and dbias 1-D f32 of length Co. */
 CLT_API clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias);
 
 /* ------------------------------------------------------------ pooling */

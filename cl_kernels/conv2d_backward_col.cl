@@ -1,0 +1,68 @@
+/* Column buffers for the CLBlast path of Conv2D backward (any padding per side, dilation, groups,
+ * the whole batch in one launch; CLBlast's own im2col/col2im take one image and symmetric padding).
+ *
+ * Layout: col[((n * Ci + c) * Kh * Kw + ky * Kw + kx) * Ho * Wo + oy * Wo + ox], c = g * Cig + ci,
+ * i.e. per (image, group) a [Cig * Kh * Kw, Ho * Wo] row-major matrix: the B operand of the weight
+ * gradient GEMM (transposed) and the C result of the input gradient GEMM.
+ *
+ * conv_im2col: one item per col element, = x at the tap or 0 in the padding.
+ * conv_col2im: one item per dx element, gathers the col entries whose tap lands on it (every dx
+ *   element written, no atomics).
+ * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
+ * 1-D grid over the outputs; items past the end return.
+ */
+#define NB G.s0
+#define CI G.s1
+#define H G.s2
+#define W G.s3
+#define KH G.s5
+#define KW G.s6
+#define HO G.s7
+#define WO G.s8
+#define SH G.s9
+#define SW G.sa
+#define PT G.sb
+#define PL G.sc
+#define DH G.sd
+#define DW G.se
+
+__kernel void conv_im2col(__global const float *x, __global float *col, int16 G, ulong2 OFF)
+{
+    const ulong e = get_global_id(0);
+    const ulong hw = (ulong)HO * WO, kk = (ulong)KH * KW;
+    if (e >= (ulong)NB * CI * kk * hw)
+        return;
+    const int ox = (int)(e % WO), oy = (int)(e / WO % HO);
+    const ulong row = e / hw; /* (n * Ci + c) * kk + tap */
+    const int tap = (int)(row % kk), ky = tap / KW, kx = tap % KW;
+    const ulong nc = row / kk;
+    const int iy = oy * SH - PT + ky * DH, ix = ox * SW - PL + kx * DW;
+    float v = 0.0f;
+    if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+        v = x[OFF.s0 + (nc * H + iy) * W + ix];
+    col[OFF.s1 + e] = v;
+}
+
+__kernel void conv_col2im(__global const float *col, __global float *dx, int16 G, ulong2 OFF)
+{
+    const ulong e = get_global_id(0);
+    if (e >= (ulong)NB * CI * H * W)
+        return;
+    const int w = (int)(e % W), h = (int)(e / W % H);
+    const ulong nc = e / ((ulong)H * W);
+    const ulong hw = (ulong)HO * WO;
+    const ulong base = OFF.s0 + nc * KH * KW * hw;
+    float s = 0.0f;
+    for (int ky = 0; ky < KH; ky++) {
+        int ty = h + PT - ky * DH;
+        if (ty < 0 || ty % SH || ty / SH >= HO)
+            continue;
+        for (int kx = 0; kx < KW; kx++) {
+            int tx = w + PL - kx * DW;
+            if (tx < 0 || tx % SW || tx / SW >= WO)
+                continue;
+            s += col[base + (ulong)(ky * KW + kx) * hw + (ulong)(ty / SH) * WO + tx / SW];
+        }
+    }
+    dx[OFF.s1 + e] = s;
+}

@@ -1,0 +1,41 @@
+/* Conv2D backward internals: the implementations behind clt_conv2d_backward_input/_weight, each
+ * given validated tensors and geometry (conv2d_backward.c checks everything first). Internal. */
+#ifndef CLT_CONV2D_BACKWARD_H
+#define CLT_CONV2D_BACKWARD_H
+
+#include "ops/conv_geometry.h"
+
+/* Workspace slot of conv backward (split-K partials, column buffers) and its counter head. */
+#define CLT__CONVB_WS_SLOT 2
+#define CLT__CONVB_COUNTERS 1024u /* uint counters before the data; = MAX_COUNTERS of the kernel */
+
+/* The kernels' geometry argument: (n, ci, h, w, co, kh, kw, ho, wo, sh, sw, pt, pl, dh, dw, groups). */
+cl_int16 clt__convb_geom_arg(const clt__conv_geom *g);
+
+/* Slot 2 with at least data_bytes after the counter head (zeroed when the buffer is new). */
+clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out);
+
+/* 1-D launch of one item per element (items rounded up to the group size; kernels bound-check). */
+clt_status clt__convb_launch_items(clt_context *ctx, cl_kernel k, uint64_t items, const char *who);
+
+/* Our kernels (conv2d_backward_ours.c, cl_kernels/conv2d_backward.cl). CLT_ERR_UNSUPPORTED when
+ * no variant fits the device. */
+clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                 const clt_tensor *w, clt_tensor *dx, const char *who);
+clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                  const clt_tensor *x, clt_tensor *dw, const char *who);
+
+/* CLBlast GEMMs plus our column kernels (conv2d_backward_clblast.c, conv2d_backward_col.cl).
+ * CLT_ERR_UNSUPPORTED when CLBlast refuses. */
+clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, const char *who);
+clt_status clt__convb_weight_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                     const clt_tensor *x, clt_tensor *dw, const char *who);
+
+/* The same structure with our GEMM (clblast = 0) or CLBlast's (1): CPU devices use it as "ours". */
+clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who);
+clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                     const clt_tensor *x, clt_tensor *dw, int clblast, const char *who);
+
+#endif
