@@ -83,7 +83,9 @@ __kernel void conv2d_cpu(__global const float *x, __global const float *w,
     FOR_ROWS(W_PTR)
     FOR_ROWS(ACC_DECL)
     const int ixs0 = ox0 * sw - pl;
-    /* Inside the row for every kx at stride 1: one vector load per window position. */
+    /* Interior blocks at stride 1 (most of them): every window position is one vector load, and
+     * the loop carries no per-tap test. */
+    const int interior = sw == 1 && ixs0 >= 0 && ixs0 + (Kw - 1) * dw + NV <= W;
     for (int ci = 0; ci < Ci_g; ci++) {
         for (int ky = 0; ky < Kh; ky++) {
             const int iy = oy * sh - pt + ky * dh;
@@ -91,6 +93,14 @@ __kernel void conv2d_cpu(__global const float *x, __global const float *w,
                 continue;
             __global const float *row = xb + (size_t)ci * HW + (size_t)iy * W;
             int kidx = (ci * Kh + ky) * Kw;
+            if (interior) {
+                __global const float *rp = row + ixs0;
+                for (int kx = 0; kx < Kw; kx++, kidx++, rp += dw) {
+                    const floatn v = VLOADN(0, rp);
+                    FOR_ROWS(ACC_STEP)
+                }
+                continue;
+            }
             for (int kx = 0; kx < Kw; kx++, kidx++) {
                 const int ixs = ixs0 + kx * dw;
                 floatn v;
