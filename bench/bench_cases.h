@@ -99,5 +99,7 @@ clt_status bench_setup_copy(bench_env *env, const bench_case *c, bench_run *out)
 /* bench_gemm.c: matmul p[0] = S; gemm_mlp_bias_relu p = {M, K, N}. */
 clt_status bench_setup_matmul(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_gemm_mlp_bias_relu(bench_env *env, const bench_case *c, bench_run *out);
+/* bench_conv.c: conv2d p = {n, c, h, w, o, k, stride, pad}. */
+clt_status bench_setup_conv2d(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

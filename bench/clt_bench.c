@@ -24,7 +24,7 @@ typedef struct bench_options {
     int compare_count;
     const char *device;
     const char *profile;
-    const char *impl; /* --impl: clt_context_options.gemm_impl */
+    const char *impl; /* --impl: clt_context_options.gemm_impl and conv_impl */
     int list;
     bench_timing_config timing;
 } bench_options;
@@ -38,8 +38,9 @@ static void usage(FILE *f) {
             "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"
             "  --device SEL     device, as clt_context_options.device (default: $CLT_DEVICE)\n"
             "  --profile NAME   device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
-            "  --impl NAME      GEMM implementation: tiled, clblast or auto (default: $CLT_GEMM_IMPL,\n"
-            "                   else auto); the JSON peer is then cltensor-tiled or\n"
+            "  --impl NAME      GEMM and Conv2D implementation: tiled, clblast or auto (default:\n"
+            "                   $CLT_GEMM_IMPL / $CLT_CONV_IMPL, else auto); the JSON peer is then\n"
+            "                   cltensor-tiled or\n"
             "                   cltensor-clblast (auto: cltensor)\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
@@ -267,7 +268,7 @@ int main(int argc, char **argv) {
     if (o.profile)
         opts.profile = o.profile;
     if (o.impl)
-        opts.gemm_impl = o.impl;
+        opts.gemm_impl = opts.conv_impl = o.impl;
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;

@@ -3,11 +3,11 @@
 #include "bench_cases.h"
 
 static const bench_case conv_cases[] = {
-    {"conv2d/n8c64h56o64k3s1", NULL, {8, 64, 56, 56, 64, 3, 1, 1}, 0},
-    {"conv2d/n8c3h224o64k7s2", NULL, {8, 3, 224, 224, 64, 7, 2, 3}, 0},
-    {"conv2d/n32c128h28o128k3s1", NULL, {32, 128, 28, 28, 128, 3, 1, 1}, 0},
-    {"conv2d/n8c256h56o64k1s1", NULL, {8, 256, 56, 56, 64, 1, 1, 0}, 0},
-    {"conv2d/n1c64h56o64k3s1", NULL, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    {"conv2d/n8c64h56o64k3s1", bench_setup_conv2d, {8, 64, 56, 56, 64, 3, 1, 1}, 0},
+    {"conv2d/n8c3h224o64k7s2", bench_setup_conv2d, {8, 3, 224, 224, 64, 7, 2, 3}, 0},
+    {"conv2d/n32c128h28o128k3s1", bench_setup_conv2d, {32, 128, 28, 28, 128, 3, 1, 1}, 0},
+    {"conv2d/n8c256h56o64k1s1", bench_setup_conv2d, {8, 256, 56, 56, 64, 1, 1, 0}, 0},
+    {"conv2d/n1c64h56o64k3s1", bench_setup_conv2d, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
 };
 
 const bench_suite bench_suite_conv = {"conv", conv_cases,

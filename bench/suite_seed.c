@@ -15,7 +15,7 @@ static const bench_case seed_cases[] = {
     {"sigmoid/1000000", bench_setup_sigmoid, {1000000}, 0},
     {"sum/1000000", bench_setup_sum, {1000000}, 0},
     {"mean/1000000", bench_setup_mean, {1000000}, 0},
-    {"conv2d/n1c16h64o32k3s1", NULL, {1, 16, 64, 64, 32, 3, 1, 1}, 0},
+    {"conv2d/n1c16h64o32k3s1", bench_setup_conv2d, {1, 16, 64, 64, 32, 3, 1, 1}, 0},
 };
 
 const bench_suite bench_suite_seed = {"seed", seed_cases,

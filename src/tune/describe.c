@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "tune/conv_dispatch.h"
+#include "tune/conv_params.h"
 #include "tune/gemm_dispatch.h"
 #include "tune/gemm_params.h"
 #include "tune/tuning_file.h"
@@ -23,6 +25,30 @@ static void put(text_out *o, const char *fmt, ...)
     va_end(ap);
     if (n > 0)
         o->used += (size_t)n < o->cap - o->used ? (size_t)n : o->cap - o->used - 1;
+}
+
+/* Conv2D: the setting, the auto rule and our kernels' table (conv_dispatch.c, conv_params.c). */
+static void describe_conv(const clt_context *ctx, text_out *o)
+{
+    const clt__conv_rule *r = clt__conv_rule_for(ctx);
+    put(o, "conv implementation: %s\n", ctx->limits.conv_impl);
+    if (r->clblast_min_flop > 0)
+        put(o, "conv auto rule: %s: im2col + CLBlast when >= %.3g FLOP and Ci_g*Kh*Kw >= %lld (not "
+            "1x1 or depthwise), else ours\n", r->label, r->clblast_min_flop,
+            (long long)r->clblast_min_k);
+    else
+        put(o, "conv auto rule: %s: always ours\n", r->label);
+    const clt__conv_table *t = clt__conv_table_for(ctx);
+    put(o, "conv kernel table: %s (%s; 1x1 through GEMM, one input channel per group direct)\n",
+        t->name, t->prefer_cpu ? "CPU-style direct kernel" : "implicit GEMM");
+    for (int i = 0; i < t->n_tiled; i++) {
+        const clt__conv_tiled_cfg *c = &t->tiled[i];
+        put(o, "  implicit %dx%d tile, K step %d, %dx%d items (%dx%d per work item), %zu B local\n",
+            c->mwg, c->nwg, c->kwg, c->mdimc, c->ndimc, c->mwg / c->mdimc, c->nwg / c->ndimc,
+            clt__conv_tiled_local_bytes(c));
+    }
+    put(o, "  cpu-style: %d channels x 8 or 16 pixels per item, %d items per group; direct: %d\n",
+        t->cpu_rpi, t->cpu_local, t->direct_local);
 }
 
 clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size)
@@ -65,5 +91,6 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
             t->small_volume, t->skinny);
     else
         put(&o, "  small kernel when m*n*k <= %.3g; GEMV when m or n is 1\n", t->small_volume);
+    describe_conv(ctx, &o);
     return CLT_SUCCESS;
 }

@@ -1,0 +1,36 @@
+/* Conv2D internals: the validated forward problem every implementation receives, and the
+ * implementations. Validation (shapes, params, aliasing, contexts) is done once, in conv2d.c. */
+#ifndef CLT_CONV2D_H
+#define CLT_CONV2D_H
+
+#include "ops/conv_geometry.h"
+
+/* One validated forward convolution, n >= 1. Offsets in elements; bias NULL when there is none. */
+typedef struct clt__conv_problem {
+    clt__conv_geom g;
+    cl_mem x, w, bias, out;
+    uint64_t x_off, w_off, bias_off, out_off;
+    clt_unary_op act;
+    float act_alpha;
+} clt__conv_problem;
+
+/* 2 * N * Co * Ho * Wo * Ci_g * Kh * Kw. */
+double clt__conv_flop(const clt__conv_geom *g);
+
+/* A 1x1, stride 1, unpadded, ungrouped convolution: a GEMM per image. */
+int clt__conv_is_pointwise(const clt__conv_geom *g);
+
+/* Our kernels (conv2d_ours.c): a GEMM for 1x1, the direct kernel for one input channel per group,
+ * else the implicit GEMM (GPU) or the CPU-style direct kernel, by device class. One launch.
+ * CLT_ERR_UNSUPPORTED when no variant fits the device or the shape (the caller falls back). */
+clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who);
+
+/* im2col (our kernel, into workspace slot 1) + CLBlast GEMM with the bias/activation epilogue
+ * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
+clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);
+
+/* The activation's device function name ("" for identity), NULL outside the epilogue set (the
+ * kernels take the op itself as an argument, common/conv_act.h). */
+const char *clt__conv_act_function(clt_unary_op op);
+
+#endif

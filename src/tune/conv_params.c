@@ -1,0 +1,61 @@
+/* Conv2D parameter tables. The reasoning per class:
+ * - NVIDIA (warp 32, 48 KiB local, WG <= 1024): the GEMM kernel's proven shape (gemm_params.c:
+ *   128x128 tiles, 16x16 items of 8x8, K slice 16, double-buffered, 32 KiB local); 64x128 with
+ *   8x16 items keeps 8x8 per item when a group has only 64 output channels (most CNN layers);
+ *   64x64 and 32x32 for grids that would not fill the 132 SMs.
+ * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same list, every group <= 256 items.
+ * - CPU (POCL): the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x 16 pixels per item (8 of
+ *   the 16 AVX2 registers hold accumulators), 8 items per group; the tiled list stays as the
+ *   fallback.
+ * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tune/conv_params.h"
+
+static const clt__conv_table nvidia_table = {
+    "nvidia", 0, 4,
+    {{128, 128, 16, 16, 16}, {64, 128, 16, 8, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
+    4, 8, 128,
+};
+
+static const clt__conv_table amd_table = {
+    "amd", 0, 4,
+    {{128, 128, 16, 16, 16}, {64, 128, 16, 8, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
+    4, 8, 64,
+};
+
+static const clt__conv_table cpu_table = {
+    "cpu", 1, 1, {{32, 32, 16, 8, 8}}, 4, 8, 64,
+};
+
+static const clt__conv_table default_table = {
+    "default", 0, 2, {{64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}}, 4, 8, 64,
+};
+
+const clt__conv_table *clt__conv_table_for(const clt_context *ctx)
+{
+    if (!strcmp(ctx->limits.profile, "gfx902"))
+        return &amd_table;
+    const clt_device_info *info = &ctx->dev->entry->info;
+    if (info->type == CLT_DEVICE_CPU)
+        return &cpu_table;
+    if (info->vendor == CLT_VENDOR_NVIDIA)
+        return &nvidia_table;
+    if (info->vendor == CLT_VENDOR_AMD)
+        return &amd_table;
+    return &default_table;
+}
+
+void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "-DMWG=%d -DNWG=%d -DKWG=%d -DMDIMC=%d -DNDIMC=%d -DCHMAJOR=%d", c->mwg,
+             c->nwg, c->kwg, c->mdimc, c->ndimc, chmajor);
+}
+
+size_t clt__conv_tiled_local_bytes(const clt__conv_tiled_cfg *c)
+{
+    return 2 * (size_t)c->kwg * (size_t)(c->mwg + c->nwg) * sizeof(float);
+}
+
+int clt__conv_tiled_wg(const clt__conv_tiled_cfg *c) { return c->mdimc * c->ndimc; }

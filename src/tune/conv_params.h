@@ -1,0 +1,35 @@
+/* Per-device-class parameters of our Conv2D kernels (cl_kernels/conv2d*.cl). Chosen from the
+ * device's vendor/type and the context's profile: the gfx902 profile selects the AMD table on any
+ * device. Internal. */
+#ifndef CLT_CONV_PARAMS_H
+#define CLT_CONV_PARAMS_H
+
+#include <stddef.h>
+
+#include "runtime/runtime.h"
+
+/* conv2d.cl (implicit GEMM): MWG x NWG tile per work-group of MDIMC x NDIMC items, K slices of KWG. */
+typedef struct clt__conv_tiled_cfg {
+    int mwg, nwg, kwg, mdimc, ndimc;
+} clt__conv_tiled_cfg;
+
+#define CLT_CONV_MAX_TILED_CFGS 4
+
+typedef struct clt__conv_table {
+    const char *name;  /* "nvidia", "amd", "cpu", "default" */
+    int prefer_cpu;    /* the CPU-style direct kernel instead of the implicit GEMM */
+    int n_tiled;
+    clt__conv_tiled_cfg tiled[CLT_CONV_MAX_TILED_CFGS]; /* largest first */
+    int cpu_rpi, cpu_local; /* conv2d_cpu.cl: channels per item, items per group */
+    int direct_local;       /* conv2d_direct.cl: items per group */
+} clt__conv_table;
+
+/* The table for ctx's device class and profile. Never NULL. */
+const clt__conv_table *clt__conv_table_for(const clt_context *ctx);
+
+/* "-DMWG=.. -DNWG=.. -DKWG=.. -DMDIMC=.. -DNDIMC=.. -DCHMAJOR=.." (part of the cache key). */
+void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *buf, size_t cap);
+size_t clt__conv_tiled_local_bytes(const clt__conv_tiled_cfg *c);
+int clt__conv_tiled_wg(const clt__conv_tiled_cfg *c);
+
+#endif
