@@ -300,6 +300,12 @@ clt_status clt_argmin(const clt_tensor *x, int axis, int keepdim, clt_tensor *ou
     return reduce_named("clt_argmin", OP_ARGMIN, x, 1, &axis, keepdim, out);
 }
 
+clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x, int naxes,
+                          const int *axes, int keepdim, clt_tensor *out)
+{
+    return reduce_named(who, (int)op, x, naxes, axes, keepdim, out);
+}
+
 clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)
 {
     static const char *who = "clt_rowsum";
