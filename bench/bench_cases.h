@@ -99,5 +99,10 @@ clt_status bench_setup_copy(bench_env *env, const bench_case *c, bench_run *out)
 /* bench_gemm.c: matmul p[0] = S; gemm_mlp_bias_relu p = {M, K, N}. */
 clt_status bench_setup_matmul(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_gemm_mlp_bias_relu(bench_env *env, const bench_case *c, bench_run *out);
+/* bench_pool.c: p = {n, c, h, w, k, stride, pad} (global average: {n, c, h, w}). */
+clt_status bench_setup_maxpool2d(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_maxpool2d_backward(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_avgpool2d(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_global_avgpool(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

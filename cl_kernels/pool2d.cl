@@ -15,30 +15,38 @@
  * h * W + w inside the plane. Max backward either compares the stored index or recomputes each
  * window's winner from x with the same rule.
  *
- * Arguments: two or three buffers, then int16 g = {H, W, Ho, Wo, KH, KW, SH, SW, PT, PL, FLAG, ...}
- * (FLAG: max forward = write indices, average = count_include_pad) and ulong4 o = {items, offsets of
- * the buffers in argument order}. Each kernel is a grid-stride loop, so any global size works (GPU
+ * Arguments: two or three buffers, then int16 g = {H, W, Ho, Wo, KH, KW, SH, SW, PT, PL, FLAG,
+ * magic numbers of the division by the columns and by the rows of the items' index space (Wo, Ho
+ * forward; W, H backward)} (FLAG: max forward = write indices, average = count_include_pad) and
+ * ulong4 o = {items, offsets of the buffers in argument order}. Each kernel is a grid-stride loop, so any global size works (GPU
  * hosts cap the grid; CPU hosts launch one item per element). Plane sizes fit in int (host check).
  *
  * -D contract: none. Geometry is a run-time argument, so one build serves every shape.
  */
 
-/* Item i of [planes, rows, cols] -> (plane, row, col); 32-bit division whenever the range fits. */
-inline ulong split_index(ulong i, ulong items, int rows, int cols, int *r, int *c)
+/* n / d for every 32-bit n from d's magic numbers (m, shifts = s1 | s2 << 8; pool2d_check.c): a
+ * multiply-high and shifts, which vectorise, where an integer division would not (and costs tens of
+ * cycles on CPUs and GPUs alike). */
+inline uint fast_div(uint n, uint m, uint shifts)
 {
-    uint area = (uint)rows * (uint)cols;
-    ulong plane;
-    uint rest;
+    uint t = mul_hi(n, m);
+    return (t + ((n - t) >> (shifts & 0xFF))) >> (shifts >> 8);
+}
+
+/* Item i of [planes, rows, cols] -> (plane, row, col). magic: cols' then rows' magic numbers. */
+inline ulong split_index(ulong i, ulong items, int rows, int cols, int4 magic, int *r, int *c)
+{
     if (items <= 0xFFFFFFFFul) {
         uint j = (uint)i;
-        plane = j / area;
-        rest = j - (uint)plane * area;
-    } else {
-        plane = i / area;
-        rest = (uint)(i - plane * area);
+        uint line = fast_div(j, (uint)magic.s0, (uint)magic.s1);
+        uint plane = fast_div(line, (uint)magic.s2, (uint)magic.s3);
+        *c = (int)(j - line * (uint)cols);
+        *r = (int)(line - plane * (uint)rows);
+        return plane;
     }
-    *r = (int)(rest / (uint)cols);
-    *c = (int)(rest - (uint)*r * (uint)cols);
+    ulong line = i / (ulong)cols, plane = line / (ulong)rows;
+    *c = (int)(i - line * (ulong)cols);
+    *r = (int)(line - plane * (ulong)rows);
     return plane;
 }
 
@@ -76,7 +84,7 @@ __kernel void pool2d_max(__global const float *x, __global float *out, __global 
     GEOMETRY;
     for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
         int oh, ow;
-        ulong plane = split_index(i, o.s0, HO, WO, &oh, &ow);
+        ulong plane = split_index(i, o.s0, HO, WO, g.sbcde, &oh, &ow);
         __global const float *p = x + o.s1 + plane * (ulong)(H * W);
         int h0 = oh * SH - PT, w0 = ow * SW - PL;
         int at = window_argmax(p, W, max(h0, 0), min(h0 + KH, H), max(w0, 0), min(w0 + KW, W));
@@ -91,7 +99,7 @@ __kernel void pool2d_avg(__global const float *x, __global float *out, int16 g, 
     GEOMETRY;
     for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
         int oh, ow;
-        ulong plane = split_index(i, o.s0, HO, WO, &oh, &ow);
+        ulong plane = split_index(i, o.s0, HO, WO, g.sbcde, &oh, &ow);
         __global const float *p = x + o.s1 + plane * (ulong)(H * W);
         int h0 = oh * SH - PT, w0 = ow * SW - PL;
         int h1 = min(h0 + KH, H), w1 = min(w0 + KW, W);
@@ -113,7 +121,7 @@ __kernel void pool2d_max_backward_indices(__global const int *indices, __global 
     GEOMETRY;
     for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
         int ih, iw, oh0, oh1, ow0, ow1;
-        ulong plane = split_index(i, o.s0, H, W, &ih, &iw);
+        ulong plane = split_index(i, o.s0, H, W, g.sbcde, &ih, &iw);
         windows_over(ih, PT, KH, SH, HO, &oh0, &oh1);
         windows_over(iw, PL, KW, SW, WO, &ow0, &ow1);
         ulong base = plane * (ulong)(HO * WO);
@@ -136,7 +144,7 @@ __kernel void pool2d_max_backward_x(__global const float *x, __global const floa
     GEOMETRY;
     for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
         int ih, iw, oh0, oh1, ow0, ow1;
-        ulong plane = split_index(i, o.s0, H, W, &ih, &iw);
+        ulong plane = split_index(i, o.s0, H, W, g.sbcde, &ih, &iw);
         windows_over(ih, PT, KH, SH, HO, &oh0, &oh1);
         windows_over(iw, PL, KW, SW, WO, &ow0, &ow1);
         __global const float *p = x + o.s1 + plane * (ulong)(H * W);
@@ -163,7 +171,7 @@ __kernel void pool2d_avg_backward(__global const float *dy, __global float *dx, 
     GEOMETRY;
     for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
         int ih, iw, oh0, oh1, ow0, ow1;
-        ulong plane = split_index(i, o.s0, H, W, &ih, &iw);
+        ulong plane = split_index(i, o.s0, H, W, g.sbcde, &ih, &iw);
         windows_over(ih, PT, KH, SH, HO, &oh0, &oh1);
         windows_over(iw, PL, KW, SW, WO, &ow0, &ow1);
         __global const float *gp = dy + o.s1 + plane * (ulong)(HO * WO);
@@ -181,10 +189,15 @@ __kernel void pool2d_avg_backward(__global const float *dy, __global float *dx, 
     }
 }
 
-/* dx [planes, area] = dy [planes] / area: o = {items, dy offset, dx offset, area}. */
-__kernel void pool2d_global_avg_backward(__global const float *dy, __global float *dx, ulong4 o)
+/* dx [planes, area] = dy [planes] / area: g = {area, 0 x 10, area's and 1's magic numbers}
+ * (32-bit ranges), o = {items, dy offset, dx offset, area}. */
+__kernel void pool2d_global_avg_backward(__global const float *dy, __global float *dx, int16 g,
+                                         ulong4 o)
 {
     const float area = (float)o.s3;
-    for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0))
-        dx[o.s2 + i] = dy[o.s1 + i / o.s3] / area;
+    for (ulong i = get_global_id(0); i < o.s0; i += get_global_size(0)) {
+        int r, c;
+        ulong plane = split_index(i, o.s0, 1, g.s0, g.sbcde, &r, &c);
+        dx[o.s2 + i] = dy[o.s1 + plane] / area;
+    }
 }

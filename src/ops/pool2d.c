@@ -2,16 +2,6 @@
  * kernel (one work item per output element forward, per dx element backward). */
 #include "ops/pool2d.h"
 
-/* The int16 geometry argument of pool2d.cl; flag = write indices / count_include_pad. */
-static cl_int16 kernel_geometry(const clt__pool_geom *g, int flag)
-{
-    cl_int16 k = {{0}};
-    const int64_t v[11] = {g->h, g->w, g->ho, g->wo, g->kh, g->kw, g->sh, g->sw, g->pt, g->pl, flag};
-    for (int i = 0; i < 11; i++)
-        k.s[i] = (cl_int)v[i];
-    return k;
-}
-
 static void out_shape(const clt__pool_geom *g, int64_t s[4])
 {
     s[0] = g->n, s[1] = g->c, s[2] = g->ho, s[3] = g->wo;
@@ -49,7 +39,7 @@ clt_status clt_max_pool2d(const clt_tensor *x, const clt_pool2d_params *p, clt_t
         (indices && (st = clt__pool_check_overlap(ctx, who, indices, "indices", x, "x"))) ||
         (st = clt__pool_check_overlap(ctx, who, out, "out", indices, "indices")))
         return st;
-    cl_int16 kg = kernel_geometry(&g, indices != NULL);
+    cl_int16 kg = clt__pool_kernel_geometry(&g, indices != NULL, 0);
     const clt_tensor *ts[3] = {x, out, indices};
     return clt__pool_launch(ctx, who, "pool2d_max", ts, 3, &kg, (uint64_t)(g.n * g.c * g.ho * g.wo),
                             0);
@@ -80,7 +70,7 @@ clt_status clt_max_pool2d_backward(const clt_tensor *dy, const clt_tensor *x,
         (st = clt__pool_check_overlap(ctx, who, dx, "dx", x, "x")) ||
         (st = clt__pool_check_overlap(ctx, who, dx, "dx", indices, "indices")))
         return st;
-    cl_int16 kg = kernel_geometry(&g, 0);
+    cl_int16 kg = clt__pool_kernel_geometry(&g, 0, 1);
     const clt_tensor *ts[3] = {indices ? indices : x, dy, dx};
     return clt__pool_launch(ctx, who,
                             indices ? "pool2d_max_backward_indices" : "pool2d_max_backward_x", ts,
@@ -104,7 +94,7 @@ clt_status clt_avg_pool2d(const clt_tensor *x, const clt_pool2d_params *p, int c
     if ((st = clt__conv_check_tensor(ctx, who, "out", out, os)) ||
         (st = clt__pool_check_overlap(ctx, who, out, "out", x, "x")))
         return st;
-    cl_int16 kg = kernel_geometry(&g, count_include_pad != 0);
+    cl_int16 kg = clt__pool_kernel_geometry(&g, count_include_pad != 0, 0);
     const clt_tensor *ts[2] = {x, out};
     return clt__pool_launch(ctx, who, "pool2d_avg", ts, 2, &kg, (uint64_t)(g.n * g.c * g.ho * g.wo),
                             0);
@@ -127,7 +117,7 @@ clt_status clt_avg_pool2d_backward(const clt_tensor *dy, const clt_pool2d_params
     if ((st = clt__conv_check_tensor(ctx, who, "dy", dy, os)) ||
         (st = clt__pool_check_overlap(ctx, who, dx, "dx", dy, "dy")))
         return st;
-    cl_int16 kg = kernel_geometry(&g, count_include_pad != 0);
+    cl_int16 kg = clt__pool_kernel_geometry(&g, count_include_pad != 0, 1);
     const clt_tensor *ts[2] = {dy, dx};
     return clt__pool_launch(ctx, who, "pool2d_avg_backward", ts, 2, &kg,
                             (uint64_t)(g.n * g.c * g.h * g.w), 0);

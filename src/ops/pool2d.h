@@ -26,6 +26,10 @@ clt_status clt__pool_check_indices(const clt_context *ctx, const char *who, cons
 clt_status clt__pool_check_overlap(const clt_context *ctx, const char *who, const clt_tensor *a,
                                    const char *a_name, const clt_tensor *b, const char *b_name);
 
+/* The int16 geometry argument of pool2d.cl: {H, W, Ho, Wo, KH, KW, SH, SW, PT, PL, flag, magic
+ * numbers of the division by cols, then by rows}; cols x rows is Wo x Ho forward, W x H backward. */
+cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backward);
+
 /* Set kernel `name` of pool2d.cl's arguments: the buffers of ts (nbuf of them, in order; a NULL
  * entry passes ts[0]'s buffer, never touched), then g (unless NULL) and o = {items, the buffers'
  * element offsets}, and launch `items` work items. items == 0 enqueues nothing. */

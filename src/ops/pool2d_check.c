@@ -105,6 +105,30 @@ clt_status clt__pool_check_overlap(const clt_context *ctx, const char *who, cons
     return CLT_SUCCESS;
 }
 
+/* Magic numbers of n / d for every 32-bit n (Granlund and Montgomery, "Division by invariant integers
+ * using multiplication", 1994): with l = ceil(log2 d), m = 2^32 (2^l - d) / d + 1, and then
+ * n / d = (t + ((n - t) >> min(l, 1))) >> max(l - 1, 0) where t = mul_hi(n, m). */
+static void division_magic(uint32_t d, cl_int *m, cl_int *shifts)
+{
+    int l = 0;
+    while (l < 32 && ((uint64_t)1 << l) < d)
+        l++;
+    uint64_t magic = ((((uint64_t)1 << 32) * (((uint64_t)1 << l) - d)) / d + 1) & 0xFFFFFFFFu;
+    *m = (cl_int)(uint32_t)magic;
+    *shifts = (l < 1 ? l : 1) | (l > 1 ? l - 1 : 0) << 8;
+}
+
+cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backward)
+{
+    cl_int16 k = {{0}};
+    const int64_t v[11] = {g->h, g->w, g->ho, g->wo, g->kh, g->kw, g->sh, g->sw, g->pt, g->pl, flag};
+    for (int i = 0; i < 11; i++)
+        k.s[i] = (cl_int)v[i];
+    division_magic((uint32_t)(backward ? g->w : g->wo), &k.s[11], &k.s[12]);
+    division_magic((uint32_t)(backward ? g->h : g->ho), &k.s[13], &k.s[14]);
+    return k;
+}
+
 clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
                             const clt_tensor *const *ts, int nbuf, const cl_int16 *g, uint64_t items,
                             uint64_t extra)

@@ -1,5 +1,6 @@
 /* Global average pooling: forward = the single-launch reduction (MEAN over H and W, reduce.c),
  * backward = one broadcast launch of pool2d.cl. out / dy are [N, C, 1, 1] or [N, C]. */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,6 +41,10 @@ static clt_status check_planes(clt_context *ctx, const char *who, const char *na
     if (s[2] < 1 || s[3] < 1)
         return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: %s has H = %lld, W = %lld; both must be >= 1",
                          who, name, (long long)s[2], (long long)s[3]);
+    if (s[2] * s[3] > INT32_MAX)
+        return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW,
+                         "%s: a plane of %lld x %lld elements exceeds the i32 index range", who,
+                         (long long)s[2], (long long)s[3]);
     return CLT_SUCCESS;
 }
 
@@ -77,7 +82,11 @@ clt_status clt_global_avg_pool2d_backward(const clt_tensor *dy, clt_tensor *dx)
         (st = check_pooled(ctx, who, "dy", dy, xs, &keepdim)) ||
         (st = clt__pool_check_overlap(ctx, who, dx, "dx", dy, "dy")))
         return st;
+    /* the kernel splits items as [planes, 1, H * W] */
+    clt__pool_geom g = {.h = 1, .w = xs[2] * xs[3]};
+    cl_int16 kg = clt__pool_kernel_geometry(&g, 0, 1);
+    kg.s[0] = (cl_int)g.w;
     const clt_tensor *ts[2] = {dy, dx};
-    return clt__pool_launch(ctx, who, "pool2d_global_avg_backward", ts, 2, NULL,
+    return clt__pool_launch(ctx, who, "pool2d_global_avg_backward", ts, 2, &kg,
                             (uint64_t)(xs[0] * xs[1] * xs[2] * xs[3]), (uint64_t)(xs[2] * xs[3]));
 }
