@@ -8,6 +8,11 @@ static const bench_case conv_cases[] = {
     {"conv2d/n32c128h28o128k3s1", bench_setup_conv2d, {32, 128, 28, 28, 128, 3, 1, 1}, 0},
     {"conv2d/n8c256h56o64k1s1", bench_setup_conv2d, {8, 256, 56, 56, 64, 1, 1, 0}, 0},
     {"conv2d/n1c64h56o64k3s1", bench_setup_conv2d, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    /* pooling (bench_pool.c): p = {n, c, h, w, k, stride, pad}; ResNet's stem pool and head */
+    {"maxpool2d/n8c64h112k3s2", bench_setup_maxpool2d, {8, 64, 112, 112, 3, 2, 1}, 0},
+    {"maxpool2d_backward/n8c64h112k3s2", bench_setup_maxpool2d_backward, {8, 64, 112, 112, 3, 2, 1}, 0},
+    {"avgpool2d/n8c64h56k3s1", bench_setup_avgpool2d, {8, 64, 56, 56, 3, 1, 1}, 0},
+    {"global_avgpool/n32c512h7", bench_setup_global_avgpool, {32, 512, 7, 7}, 0},
 };
 
 const bench_suite bench_suite_conv = {"conv", conv_cases,

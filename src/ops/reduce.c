@@ -152,11 +152,7 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
-        size_t kmax = 0;
-        cl_int err = clGetKernelWorkGroupInfo(*k, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                              sizeof kmax, &kmax, NULL);
-        if (err != CL_SUCCESS)
-            return clt__cl_fail(ctx, err, "clGetKernelWorkGroupInfo");
+        size_t kmax = clt__kernel_work_group_limit(ctx, *k); /* cached; 1 if unknown */
         if (cpu) {
             for (*wg_out = 1; (size_t)*wg_out * 2 <= kmax && *wg_out < (1u << 16);)
                 *wg_out *= 2;
@@ -298,6 +294,12 @@ clt_status clt_argmax(const clt_tensor *x, int axis, int keepdim, clt_tensor *ou
 clt_status clt_argmin(const clt_tensor *x, int axis, int keepdim, clt_tensor *out)
 {
     return reduce_named("clt_argmin", OP_ARGMIN, x, 1, &axis, keepdim, out);
+}
+
+clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x, int naxes,
+                          const int *axes, int keepdim, clt_tensor *out)
+{
+    return reduce_named(who, (int)op, x, naxes, axes, keepdim, out);
 }
 
 clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)

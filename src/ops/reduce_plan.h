@@ -31,6 +31,11 @@ typedef struct clt__reduce_plan {
 clt_status clt__reduce_plan_make(const char *who, const clt_tensor *x, int naxes, const int *axes,
                                  int keepdim, clt__reduce_plan *plan);
 
+/* clt_reduce(op, ...) with messages naming `who`: the single-launch reduction, for other op
+ * families (global average pooling is MEAN over axes {2, 3}). */
+clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x, int naxes,
+                          const int *axes, int keepdim, clt_tensor *out);
+
 /* "[2, 3, 4]" into buf. */
 void clt__format_shape(char *buf, size_t size, int ndim, const int64_t *shape);
 

@@ -81,14 +81,7 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_
         clt_status st = clt__kernel_get(ctx, SOFTMAX_FAMILY, options, name, k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
-        size_t kernel_max = 0;
-        cl_int err = clGetKernelWorkGroupInfo(*k, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                              sizeof kernel_max, &kernel_max, NULL);
-        if (err != CL_SUCCESS) {
-            char what[160];
-            snprintf(what, sizeof what, "%s: clGetKernelWorkGroupInfo", who);
-            return clt__cl_fail(ctx, err, what);
-        }
+        size_t kernel_max = clt__kernel_work_group_limit(ctx, *k); /* cached; 1 if unknown */
         if (kernel_max >= p->wg)
             return CLT_SUCCESS;
         if (p->wg == 1)
@@ -113,14 +106,7 @@ static clt_status plan_cpu(clt_context *ctx, const char *name, uint64_t rows, ui
     clt_status st = clt__kernel_get(ctx, SOFTMAX_FAMILY, "-DSM_CPU=1", name, &l->k);
     if (st != CLT_SUCCESS)
         return clt__prefix_error(ctx, st, who);
-    size_t kmax = 0;
-    cl_int err = clGetKernelWorkGroupInfo(l->k, ctx->dev->entry->device, CL_KERNEL_WORK_GROUP_SIZE,
-                                          sizeof kmax, &kmax, NULL);
-    if (err != CL_SUCCESS) {
-        char what[160];
-        snprintf(what, sizeof what, "%s: clGetKernelWorkGroupInfo", who);
-        return clt__cl_fail(ctx, err, what);
-    }
+    size_t kmax = clt__kernel_work_group_limit(ctx, l->k); /* cached; 1 if unknown */
     uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
     uint64_t groups = rows * n / CPU_GROUP_ELEMS;
     if (groups > cus * CPU_GROUPS_PER_CU)
