@@ -338,5 +338,6 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #include "cltensor_ops.h"
 #include "cltensor_gemm.h"
 #include "cltensor_conv.h"
+#include "cltensor_profile.h"
 
 #endif /* CLTENSOR_H */
