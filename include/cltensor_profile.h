@@ -17,7 +17,13 @@
  *                   in-order queue this includes waiting behind earlier commands, so a host that runs
  *                   far ahead of the device shows large host overhead: that is queueing, not launch
  *                   cost. For a launch-bound loop it is the launch cost per op.
- * So kernel + transfer + host overhead of a row is exactly the sum of its commands' QUEUED -> END.
+ *   idle time       END of the previous recorded command -> START of this one, when positive: the
+ *                   time the device sat idle before the command (launch latency the queue did not
+ *                   hide, or a host that was late). Unlike host overhead it does not grow with
+ *                   queueing, so in a loop kernel + transfer + idle time is the device-side wall time.
+ * So kernel + transfer + host overhead of a row is exactly the sum of its commands' QUEUED -> END,
+ * and kernel + transfer + idle over all rows is the span from the first START to the last END
+ * (commands of an in-order queue do not overlap).
  *
  * Bounded memory. Commands are resolved (their times read) in queue order, without waiting, every
  * 64 commands and by every call below. At most CLT_PROFILE_MAX_PENDING commands wait unresolved:
@@ -67,6 +73,7 @@ typedef struct clt_profile_entry {
     uint64_t kernel_ns;   /* sum of START -> END, kernel commands */
     uint64_t transfer_ns; /* sum of START -> END, transfer commands */
     uint64_t host_ns;     /* sum of QUEUED -> START (host overhead, see above) */
+    uint64_t idle_ns;     /* sum of the device's idle time before each command (see above) */
     uint64_t bytes;       /* bytes moved, transfer commands */
     uint64_t failed;      /* commands that ended in an execution error (no times counted) */
 } clt_profile_entry;
@@ -98,7 +105,7 @@ CLT_API clt_status clt_profile_get(clt_context *ctx, clt_profile_entry *entries,
 CLT_API clt_status clt_profile_get_stats(clt_context *ctx, clt_profile_stats *stats);
 
 /** A text table into buf (NUL-terminated, truncated to size): per row op, impl, kind, count, kernel,
- *  transfer and host overhead in microseconds (totals and per command), then a totals line and a
+ *  transfer, host overhead and idle time in microseconds (totals and per command), then a totals line and a
  *  line with the stats. Never blocks. Statuses: CLT_ERR_INVALID_ARGUMENT (ctx or buf NULL, size 0),
  *  CLT_ERR_UNSUPPORTED. */
 CLT_API clt_status clt_profile_report(clt_context *ctx, char *buf, size_t size);

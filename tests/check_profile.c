@@ -149,7 +149,8 @@ START_TEST(rows_name_each_op)
 }
 END_TEST
 
-/* kernel + transfer + host of each row = the sum of QUEUED -> END of its recorded commands. */
+/* kernel + transfer + host of each row = the sum of QUEUED -> END of its recorded commands; kernel +
+ * transfer + idle over all rows = first START -> last END (the device timeline of the run). */
 START_TEST(split_adds_up_to_spans)
 {
     clt_context *ctx = profiled_context();
@@ -160,9 +161,11 @@ START_TEST(split_adds_up_to_spans)
     TU_OK(clt_profile_get_stats(ctx, &st));
     ck_assert_uint_eq(st.trace_dropped, 0);
     ck_assert_uint_eq(st.pending, 0);
-    uint64_t all = 0;
-    for (size_t i = 0; i < r.n; i++)
+    uint64_t all = 0, busy_idle = 0;
+    for (size_t i = 0; i < r.n; i++) {
         all += r.e[i].count;
+        busy_idle += r.e[i].kernel_ns + r.e[i].transfer_ns + r.e[i].idle_ns;
+    }
     ck_assert_uint_eq(st.commands, all);
     ck_assert_uint_eq(st.trace_records, all);
     for (size_t i = 0; i < r.n; i++) {
@@ -182,6 +185,11 @@ START_TEST(split_adds_up_to_spans)
                       (unsigned long long)e->kernel_ns, (unsigned long long)e->transfer_ns,
                       (unsigned long long)e->host_ns, (unsigned long long)spans);
     }
+    clt__prof_span first, last;
+    ck_assert(clt__prof_trace_at(ctx, 0, &first) && clt__prof_trace_at(ctx, all - 1, &last));
+    ck_assert_msg(busy_idle == last.end - first.start,
+                  "kernel + transfer + idle %llu ns, timeline %llu ns (commands overlap?)",
+                  (unsigned long long)busy_idle, (unsigned long long)(last.end - first.start));
     tu_context_free(ctx);
 }
 END_TEST

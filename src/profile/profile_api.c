@@ -93,15 +93,14 @@ static void out_printf(text_out *o, const char *fmt, ...)
         o->len = (size_t)n >= o->size - o->len ? o->size - 1 : o->len + (size_t)n;
 }
 
-static void out_row(text_out *o, const char *op, const char *impl, const char *kind, uint64_t count,
-                    uint64_t kernel_ns, uint64_t transfer_ns, uint64_t host_ns, uint64_t failed)
+static void out_row(text_out *o, const char *op, const char *impl, const char *kind,
+                    const clt_profile_entry *e)
 {
-    double per = count ? (double)(kernel_ns + transfer_ns + host_ns) / 1e3 / (double)count : 0.0;
-    out_printf(o, "%-24s %-28s %-8s %9llu %12.3f %12.3f %12.3f %10.3f", op, impl, kind,
-               (unsigned long long)count, (double)kernel_ns / 1e3, (double)transfer_ns / 1e3,
-               (double)host_ns / 1e3, per);
-    if (failed)
-        out_printf(o, "  (%llu failed)", (unsigned long long)failed);
+    out_printf(o, "%-24s %-28s %-8s %9llu %12.3f %12.3f %12.3f %12.3f", op, impl, kind,
+               (unsigned long long)e->count, (double)e->kernel_ns / 1e3,
+               (double)e->transfer_ns / 1e3, (double)e->host_ns / 1e3, (double)e->idle_ns / 1e3);
+    if (e->failed)
+        out_printf(o, "  (%llu failed)", (unsigned long long)e->failed);
     out_printf(o, "\n");
 }
 
@@ -118,20 +117,20 @@ clt_status clt_profile_report(clt_context *ctx, char *buf, size_t size)
     clt__prof_resolve(p, 0);
     text_out o = {buf, size, 0};
     buf[0] = '\0';
-    out_printf(&o, "%-24s %-28s %-8s %9s %12s %12s %12s %10s\n", "op", "impl", "kind", "count",
-               "kernel_us", "transfer_us", "host_us", "us/cmd");
-    uint64_t count = 0, kernel = 0, transfer = 0, host = 0, failed = 0;
+    out_printf(&o, "%-24s %-28s %-8s %9s %12s %12s %12s %12s\n", "op", "impl", "kind", "count",
+               "kernel_us", "transfer_us", "host_us", "idle_us");
+    clt_profile_entry total = {.count = 0};
     for (uint32_t i = 0; i < p->n_rows; i++) {
         const clt_profile_entry *e = &p->rows[i].e;
-        out_row(&o, e->op, e->impl, e->kind == CLT_PROFILE_KERNEL ? "kernel" : "transfer", e->count,
-                e->kernel_ns, e->transfer_ns, e->host_ns, e->failed);
-        count += e->count;
-        kernel += e->kernel_ns;
-        transfer += e->transfer_ns;
-        host += e->host_ns;
-        failed += e->failed;
+        out_row(&o, e->op, e->impl, e->kind == CLT_PROFILE_KERNEL ? "kernel" : "transfer", e);
+        total.count += e->count;
+        total.kernel_ns += e->kernel_ns;
+        total.transfer_ns += e->transfer_ns;
+        total.host_ns += e->host_ns;
+        total.idle_ns += e->idle_ns;
+        total.failed += e->failed;
     }
-    out_row(&o, "total", "", "", count, kernel, transfer, host, failed);
+    out_row(&o, "total", "", "", &total);
     out_printf(&o, "commands %llu, pending %llu, trace %llu (cap %llu, %llu dropped), stalls %llu\n",
                (unsigned long long)p->commands, (unsigned long long)p->pending_count,
                (unsigned long long)p->trace_count, (unsigned long long)p->trace_cap,

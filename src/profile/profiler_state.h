@@ -47,6 +47,7 @@ struct clt_profiler {
     size_t trace_alloc, trace_cap, trace_cap_next, trace_head, trace_count;
     uint64_t trace_dropped;
     uint64_t commands, stalls;
+    uint64_t last_end; /* END of the last resolved command, 0 after a reset */
 };
 
 /* Resolve pending commands in queue order: with block, wait for all of them; otherwise stop at the

@@ -131,6 +131,11 @@ static void resolve_one(struct clt_profiler *p, const prof_pending *pe, cl_int e
     rec.end = e;
     row->e.count++;
     row->e.host_ns += s - q;
+    if (!rec.failed) {
+        if (p->last_end && s > p->last_end)
+            row->e.idle_ns += s - p->last_end;
+        p->last_end = e;
+    }
     if (row->e.kind == CLT_PROFILE_KERNEL)
         row->e.kernel_ns += e - s;
     else
@@ -180,7 +185,7 @@ void clt__prof_clear(struct clt_profiler *p)
         p->trace = NULL;
         p->trace_alloc = 0;
     }
-    p->trace_dropped = p->commands = p->stalls = 0;
+    p->trace_dropped = p->commands = p->stalls = p->last_end = 0;
 }
 
 /* Append an event (owned from now on) to the pending ring; keep the ring bounded. */
