@@ -28,7 +28,9 @@
  * Bounded memory. Commands are resolved (their times read) in queue order, without waiting, every
  * 64 commands and by every call below. At most CLT_PROFILE_MAX_PENDING commands wait unresolved:
  * when a host runs that far ahead of the device, the enqueueing call waits for the older half of
- * them (a stall the profiler adds; nothing is lost). Resolved commands go into per-(op, impl) rows
+ * them (a stall the profiler adds; nothing is lost). So do not enqueue that many commands behind
+ * clt_context_wait_event on an event the same thread completes only later: the stall would wait
+ * for it forever. Resolved commands go into per-(op, impl) rows
  * (at most CLT_PROFILE_MAX_ROWS; later new pairs count in a row with op "(other)") and into a trace
  * of the latest CLT_PROFILE_TRACE_CAP commands: beyond that the oldest trace records are overwritten
  * (counted in clt_profile_stats.trace_dropped) while the rows keep counting everything. Memory when

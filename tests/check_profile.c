@@ -367,6 +367,44 @@ START_TEST(staged_transfers)
 }
 END_TEST
 
+/* More (op, impl) pairs than CLT_PROFILE_MAX_ROWS: the last row, "(other)", takes the rest. Markers
+ * stand in for commands, recorded through the internal hook under made-up names. */
+START_TEST(rows_overflow_into_other)
+{
+    enum { PAIRS = CLT_PROFILE_MAX_ROWS + 40 };
+    clt_context *ctx = profiled_context();
+    for (int i = 0; i < PAIRS; i++) {
+        cl_event ev = NULL;
+        ck_assert_int_eq(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev), CL_SUCCESS);
+        char op[32];
+        snprintf(op, sizeof op, "op_%d", i);
+        clt__prof_record(ctx, ev, op, "marker", CLT_PROFILE_KERNEL, 0);
+        clReleaseEvent(ev);
+    }
+    TU_OK(clt_profile_collect(ctx));
+    size_t n = 0;
+    clt_profile_entry *e = malloc(CLT_PROFILE_MAX_ROWS * sizeof *e);
+    TU_OK(clt_profile_get(ctx, e, CLT_PROFILE_MAX_ROWS, &n));
+    ck_assert_uint_eq(n, CLT_PROFILE_MAX_ROWS);
+    ck_assert_str_eq(e[0].op, "op_0");
+    char last[32];
+    snprintf(last, sizeof last, "op_%d", CLT_PROFILE_MAX_ROWS - 2);
+    ck_assert_str_eq(e[CLT_PROFILE_MAX_ROWS - 2].op, last);
+    ck_assert_str_eq(e[CLT_PROFILE_MAX_ROWS - 1].op, "(other)");
+    ck_assert_uint_eq(e[CLT_PROFILE_MAX_ROWS - 1].count, PAIRS - (CLT_PROFILE_MAX_ROWS - 1));
+    /* A pair seen before the table filled keeps its own row. */
+    cl_event ev = NULL;
+    ck_assert_int_eq(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev), CL_SUCCESS);
+    clt__prof_record(ctx, ev, "op_3", "marker", CLT_PROFILE_KERNEL, 0);
+    clReleaseEvent(ev);
+    TU_OK(clt_profile_collect(ctx));
+    TU_OK(clt_profile_get(ctx, e, CLT_PROFILE_MAX_ROWS, &n));
+    ck_assert_uint_eq(e[3].count, 2);
+    free(e);
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(off_is_unsupported)
 {
     clt_context_options o;
@@ -454,6 +492,7 @@ Suite *profile_suite(void)
     tcase_add_test(tc, reset_empties);
     tcase_add_test(tc, many_commands_stay_bounded);
     tcase_add_test(tc, staged_transfers);
+    tcase_add_test(tc, rows_overflow_into_other);
     tcase_add_test(tc, off_is_unsupported);
     tcase_add_test(tc, bad_arguments);
     tcase_add_test(tc, environment_switch);
