@@ -199,6 +199,8 @@ static void push_pending(clt_context *ctx, cl_event ev, uint32_t row, uint64_t b
         size_t mid = (p->pending_head + CLT_PROFILE_MAX_PENDING / 2) % CLT_PROFILE_MAX_PENDING;
         clWaitForEvents(1, &p->pending[mid].ev);
         clt__prof_resolve(p, 0);
+        if (p->pending_count == CLT_PROFILE_MAX_PENDING)
+            clt__prof_resolve(p, 1); /* a driver that reported mid complete too early */
     }
     size_t at = (p->pending_head + p->pending_count) % CLT_PROFILE_MAX_PENDING;
     p->pending[at] = (prof_pending){.ev = ev, .row = row, .bytes = bytes};
@@ -236,7 +238,7 @@ void clt__prof_commit_kernel(clt_context *ctx, const char *op, cl_kernel kernel)
         push_pending(ctx, ev, p->kernel_rows[k].row, 0);
         return;
     }
-    char name[64] = "";
+    char name[256] = ""; /* rows keep the first 63 characters */
     if (clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL) != CL_SUCCESS)
         snprintf(name, sizeof name, "(unnamed kernel)");
     uint32_t row = row_of(p, op, name, CLT_PROFILE_KERNEL);
