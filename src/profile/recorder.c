@@ -108,15 +108,15 @@ static void trace_push(struct clt_profiler *p, const prof_record *rec)
 }
 
 /* Read the times of a complete (or failed) command into its row and the trace. */
-static void resolve_one(struct clt_profiler *p, const prof_pending *pe, cl_int exec)
+static void resolve_one(struct clt_profiler *p, const prof_pending *pe)
 {
     prof_row *row = &p->rows[pe->row];
     prof_record rec = {.row = pe->row, .bytes = pe->bytes};
     cl_ulong q = 0, s = 0, e = 0;
-    if (exec < 0 ||
-        clGetEventProfilingInfo(pe->ev, CL_PROFILING_COMMAND_QUEUED, sizeof q, &q, NULL) ||
+    /* A command that failed has no profiling info (or zeros): counted, no times. */
+    if (clGetEventProfilingInfo(pe->ev, CL_PROFILING_COMMAND_QUEUED, sizeof q, &q, NULL) ||
         clGetEventProfilingInfo(pe->ev, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL) ||
-        clGetEventProfilingInfo(pe->ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL)) {
+        clGetEventProfilingInfo(pe->ev, CL_PROFILING_COMMAND_END, sizeof e, &e, NULL) || e == 0) {
         rec.failed = 1;
         row->e.failed++;
         q = s = e = 0;
@@ -145,18 +145,49 @@ static void resolve_one(struct clt_profiler *p, const prof_pending *pe, cl_int e
     trace_push(p, &rec);
 }
 
+static cl_int status_of(cl_event ev)
+{
+    cl_int exec = CL_QUEUED;
+    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL))
+        exec = -1;
+    return exec;
+}
+
+static cl_event pending_at(const struct clt_profiler *p, size_t i)
+{
+    return p->pending[(p->pending_head + i) % CLT_PROFILE_MAX_PENDING].ev;
+}
+
+/* How many pending commands, oldest first, have finished. Commands of an in-order queue finish in
+ * order, so the finished ones are a prefix: a binary search asks the driver O(log n) times instead
+ * of once per command (each query costs host time on the launch path). */
+static size_t finished_prefix(const struct clt_profiler *p)
+{
+    size_t n = p->pending_count;
+    if (n == 0 || status_of(pending_at(p, n - 1)) <= CL_COMPLETE)
+        return n;
+    size_t lo = 0, hi = n - 1; /* the answer lies in [lo, hi]; command hi is not finished */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (status_of(pending_at(p, mid)) <= CL_COMPLETE)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 void clt__prof_resolve(struct clt_profiler *p, int block)
 {
-    while (p->pending_count > 0) {
+    if (p->pending_count == 0)
+        return;
+    if (block) {
+        cl_event newest = pending_at(p, p->pending_count - 1);
+        clWaitForEvents(1, &newest);
+    }
+    for (size_t done = finished_prefix(p); done > 0; done--) {
         prof_pending *pe = &p->pending[p->pending_head];
-        cl_int exec = CL_QUEUED;
-        if (block)
-            clWaitForEvents(1, &pe->ev);
-        if (clGetEventInfo(pe->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof exec, &exec, NULL))
-            exec = -1;
-        if (exec > CL_COMPLETE)
-            break; /* in-order queue: nothing after it is complete either */
-        resolve_one(p, pe, exec);
+        resolve_one(p, pe);
         clReleaseEvent(pe->ev);
         pe->ev = NULL;
         p->pending_head = (p->pending_head + 1) % CLT_PROFILE_MAX_PENDING;
