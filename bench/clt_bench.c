@@ -310,10 +310,9 @@ int main(int argc, char **argv) {
         bench_report_add(&rep, &startup[i]);
     int failed = run_all(&env, &o, &rep);
     bench_report_table(&rep, stdout);
-    if (o.trace_path && (st = clt_profile_write_trace(env.ctx, o.trace_path)) != CLT_SUCCESS) {
+    int trace_failed = o.trace_path && clt_profile_write_trace(env.ctx, o.trace_path) != CLT_SUCCESS;
+    if (trace_failed)
         fprintf(stderr, "clt-bench: --trace: %s\n", clt_last_error(env.ctx));
-        failed++;
-    }
     if (failed > 0)
         fprintf(stderr, "clt-bench: %d case(s) failed (see the table)\n", failed);
 
@@ -321,5 +320,5 @@ int main(int argc, char **argv) {
     if (json != stdout)
         fclose(json);
     clt_context_free(env.ctx);
-    return failed != 0;
+    return failed != 0 || trace_failed;
 }
