@@ -4,10 +4,11 @@
  * Turn it on per context: CLT_PROFILE=1 in the environment, or clt_context_options.profiler = 1 at
  * clt_context_create. The queue is then created with profiling enabled and every command the library
  * enqueues on it (op kernels, CLBlast routines, host<->device transfers, maps, device copies, fills)
- * is recorded with the public call that issued it (the "op": "clt_add", "clt_gemm"), the
- * implementation ("impl": the kernel function name such as "gemm_tiled_nn", "clblast:<routine>" for
- * CLBlast, "write" / "read" / "copy" / "fill" / "map" / "unmap" for transfers) and its OpenCL
- * profiling times. With the profiler off nothing is recorded and no event is requested: it costs
+ * is recorded with the public call that issued it (the "op": "clt_add", "clt_gemm"; the copy of
+ * clt_tensor_create_from_host counts as "clt_tensor_write"), the implementation ("impl": the kernel
+ * function name such as "gemm_tiled_nn" or "expr_kernel", "clblast:sgemm" /
+ * "clblast:sgemm_strided_batched" for CLBlast, "write" / "read" / "copy" / "fill" / "map" / "unmap"
+ * for transfers) and its OpenCL profiling times. With the profiler off nothing is recorded and no event is requested: it costs
  * nothing.
  *
  * The split, per command, from its OpenCL timestamps QUEUED <= START <= END:
@@ -16,7 +17,8 @@
  *   host overhead   QUEUED -> START: from the enqueue call until the device starts the command. On an
  *                   in-order queue this includes waiting behind earlier commands, so a host that runs
  *                   far ahead of the device shows large host overhead: that is queueing, not launch
- *                   cost. For a launch-bound loop it is the launch cost per op.
+ *                   cost (a benchmark loop on POCL shows milliseconds). Idle time is the launch
+ *                   cost that the device actually felt.
  *   idle time       END of the previous recorded command -> START of this one, when positive: the
  *                   time the device sat idle before the command (launch latency the queue did not
  *                   hide, or a host that was late). Unlike host overhead it does not grow with
