@@ -43,6 +43,10 @@ static void write_json(const bench_report *rep, const bench_result *r) {
         fprintf(f, ",\"us\":%.3f,\"us_min\":%.3f,\"us_max\":%.3f,\"samples\":%d,\"reps\":%ld",
                 r->timing.us_median, r->timing.us_min, r->timing.us_max, r->timing.samples,
                 r->timing.reps);
+        if (r->timing.has_split)
+            fprintf(f, ",\"kernel_us\":%.3f,\"transfer_us\":%.3f,\"host_us\":%.3f,\"idle_us\":%.3f",
+                    r->timing.kernel_us, r->timing.transfer_us, r->timing.host_us,
+                    r->timing.idle_us);
         if (r->unit == BENCH_UNIT_BYTES)
             fprintf(f, ",\"bytes\":%.0f,\"gbps\":%.3f", r->work, rate(r));
         else if (r->unit == BENCH_UNIT_FLOPS)
@@ -81,8 +85,15 @@ static void cell_text(const char *in, char *out, size_t cap) {
 }
 
 void bench_report_table(const bench_report *rep, FILE *out) {
+    int split = 0; /* the profiler's columns, when any row has them */
+    for (int i = 0; i < rep->count; i++)
+        split |= rep->rows[i].outcome == BENCH_OK && rep->rows[i].timing.has_split;
     fprintf(out, "\n%s on %s (profile %s)\n\n", rep->peer, rep->device, rep->profile);
-    fprintf(out, "| case | us | GB/s or GFLOP/s | note |\n| --- | ---: | ---: | --- |\n");
+    if (split)
+        fprintf(out, "| case | us | kernel_us | transfer_us | host_us | idle_us | GB/s or GFLOP/s "
+                     "| note |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    else
+        fprintf(out, "| case | us | GB/s or GFLOP/s | note |\n| --- | ---: | ---: | --- |\n");
     for (int i = 0; i < rep->count; i++) {
         const bench_result *r = &rep->rows[i];
         char note[256];
@@ -91,7 +102,8 @@ void bench_report_table(const bench_report *rep, FILE *out) {
             const char *word = r->outcome == BENCH_NOT_IMPLEMENTED ? "not implemented"
                                : r->outcome == BENCH_SKIPPED       ? "skipped"
                                                                    : "FAILED";
-            fprintf(out, "| %s | - | - | %s%s%s |\n", r->name, word, note[0] ? ": " : "", note);
+            fprintf(out, "| %s | - |%s - | %s%s%s |\n", r->name, split ? " - | - | - | - |" : "", word,
+                    note[0] ? ": " : "", note);
             continue;
         }
         char rate_text[48] = "-";
@@ -99,7 +111,13 @@ void bench_report_table(const bench_report *rep, FILE *out) {
             snprintf(rate_text, sizeof rate_text, "%.2f GB/s", rate(r));
         else if (r->unit == BENCH_UNIT_FLOPS)
             snprintf(rate_text, sizeof rate_text, "%.2f GFLOP/s", rate(r));
-        fprintf(out, "| %s | %.2f | %s | %s |\n", r->name, r->timing.us_median, rate_text, note);
+        fprintf(out, "| %s | %.2f |", r->name, r->timing.us_median);
+        if (split && r->timing.has_split)
+            fprintf(out, " %.2f | %.2f | %.2f | %.2f |", r->timing.kernel_us,
+                    r->timing.transfer_us, r->timing.host_us, r->timing.idle_us);
+        else if (split)
+            fprintf(out, " - | - | - | - |");
+        fprintf(out, " %s | %s |\n", rate_text, note);
     }
     fflush(out);
 }

@@ -1,5 +1,6 @@
 /* Timing: device-resident, R ops enqueued back to back, one clt_finish, figure = wall / R. */
 #include "bench_timing.h"
+#include "bench_split.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,6 +61,10 @@ clt_status bench_measure(clt_context *ctx, const bench_run *r, const bench_timin
     }
 
     int n = cfg->samples < 5 ? 5 : cfg->samples;
+    bench_split_snap before = {0}, after = {0};
+    int split = bench_split_enabled(ctx);
+    if (split && (st = bench_split_snapshot(ctx, &before)) != CLT_SUCCESS)
+        return st;
     double *us = malloc((size_t)n * sizeof *us);
     if (!us)
         return CLT_ERR_OUT_OF_HOST_MEMORY;
@@ -69,6 +74,18 @@ clt_status bench_measure(clt_context *ctx, const bench_run *r, const bench_timin
             return st;
         }
         us[i] = secs * 1e6 / (double)reps;
+    }
+    if (split) {
+        if ((st = bench_split_snapshot(ctx, &after)) != CLT_SUCCESS) {
+            free(us);
+            return st;
+        }
+        double ops = (double)n * (double)reps * 1e3; /* ns -> us per op */
+        out->has_split = 1;
+        out->kernel_us = (after.kernel_ns - before.kernel_ns) / ops;
+        out->transfer_us = (after.transfer_ns - before.transfer_ns) / ops;
+        out->host_us = (after.host_ns - before.host_ns) / ops;
+        out->idle_us = (after.idle_ns - before.idle_ns) / ops;
     }
     qsort(us, (size_t)n, sizeof *us, cmp_double);
     out->us_min = us[0];

@@ -14,12 +14,14 @@ typedef struct bench_timing {
     double us_median, us_min, us_max; /* wall time per op */
     int samples;
     long reps; /* R */
+    int has_split; /* the profiler was on: the split below is set */
+    double kernel_us, transfer_us, host_us, idle_us; /* per op, all samples (bench_split.h) */
 } bench_timing;
 
 /* Seconds on the monotonic clock. */
 double bench_now_s(void);
 
-/* Measure r->run on ctx. Returns the first failing status of a run or of clt_finish (the message is
+/* Measure r->run on ctx (with the profiler's split when it is on). Returns the first failing status of a run or of clt_finish (the message is
  * in clt_last_error(ctx)). */
 clt_status bench_measure(clt_context *ctx, const bench_run *r, const bench_timing_config *cfg,
                          bench_timing *out);

@@ -25,6 +25,8 @@ typedef struct bench_options {
     const char *device;
     const char *profile;
     const char *impl; /* --impl: clt_context_options.gemm_impl and conv_impl */
+    int split;             /* --split: profiler on, kernel/transfer/host columns */
+    const char *trace_path; /* --trace FILE: Chrome trace of the run (implies --split) */
     int list;
     bench_timing_config timing;
 } bench_options;
@@ -42,6 +44,11 @@ static void usage(FILE *f) {
             "                   $CLT_GEMM_IMPL / $CLT_CONV_IMPL, else auto); the JSON peer is then\n"
             "                   cltensor-tiled or\n"
             "                   cltensor-clblast (auto: cltensor)\n"
+            "  --split          profiler on (as CLT_PROFILE=1): kernel_us / transfer_us / host_us /\n"
+            "                   idle_us per op as columns and JSON fields (host_us: enqueue to start,\n"
+            "                   queueing included; idle_us: device idle before each command)\n"
+            "  --trace FILE     with the profiler: write the Chrome trace of the run (the latest\n"
+            "                   65536 commands) to FILE, for ui.perfetto.dev; implies --split\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
@@ -92,6 +99,8 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             exit(0);
         } else if (strcmp(a, "--list") == 0) {
             o->list = 1;
+        } else if (strcmp(a, "--split") == 0) {
+            o->split = 1;
         } else if (strcmp(a, "--compare") == 0) {
             /* every following argument is a JSON-lines file */
             o->compare_files = argv + i + 1;
@@ -112,6 +121,9 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             o->case_filter = argv[++i];
         } else if (strcmp(a, "--png") == 0) {
             o->png_path = argv[++i];
+        } else if (strcmp(a, "--trace") == 0) {
+            o->trace_path = argv[++i];
+            o->split = 1;
         } else if (strcmp(a, "--json") == 0) {
             o->json_path = argv[++i];
         } else if (strcmp(a, "--device") == 0) {
@@ -269,6 +281,8 @@ int main(int argc, char **argv) {
         opts.profile = o.profile;
     if (o.impl)
         opts.gemm_impl = opts.conv_impl = o.impl;
+    if (o.split)
+        opts.profiler = 1;
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
@@ -297,6 +311,9 @@ int main(int argc, char **argv) {
         bench_report_add(&rep, &startup[i]);
     int failed = run_all(&env, &o, &rep);
     bench_report_table(&rep, stdout);
+    int trace_failed = o.trace_path && clt_profile_write_trace(env.ctx, o.trace_path) != CLT_SUCCESS;
+    if (trace_failed)
+        fprintf(stderr, "clt-bench: --trace: %s\n", clt_last_error(env.ctx));
     if (failed > 0)
         fprintf(stderr, "clt-bench: %d case(s) failed (see the table)\n", failed);
 
@@ -304,5 +321,5 @@ int main(int argc, char **argv) {
     if (json != stdout)
         fclose(json);
     clt_context_free(env.ctx);
-    return failed != 0;
+    return failed != 0 || trace_failed;
 }

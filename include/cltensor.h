@@ -7,7 +7,8 @@
  *   A context owns one device, one in-order command queue and one buffer pool.
  *   Every op only enqueues work and returns; the queue orders it. The calls that
  *   block are: clt_tensor_read, clt_tensor_write (until the host data is copied
- *   out of the caller's memory), clt_finish, clt_future_wait and clt_context_free.
+ *   out of the caller's memory), clt_finish, clt_future_wait, clt_profile_collect and
+ *   clt_context_free.
  *   Errors raised while the device executes surface at the next blocking call.
  *
  * Thread safety
@@ -359,5 +360,6 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #include "cltensor_ops.h"
 #include "cltensor_gemm.h"
 #include "cltensor_conv.h"
+#include "cltensor_profile.h"
 
 #endif /* CLTENSOR_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memory/transfer_state.h"
+#include "profile/profile.h"
 
 struct clt_future {
     clt_context *ctx;
@@ -94,6 +95,7 @@ clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t 
             free(f);
             return clt__cl_fail(ctx, err, "clt_tensor_read_async: clEnqueueReadBuffer");
         }
+        clt__prof_record(ctx, f->event, "clt_tensor_read_async", "read", CLT_PROFILE_TRANSFER, bytes);
     } else {
         f->done = 1;
     }

@@ -6,6 +6,12 @@
 #include <string.h>
 
 #include "memory/transfer_state.h"
+#include "profile/profile.h"
+
+/* The public calls that reach these copies, for the profiler (clt_tensor_create_from_host writes
+ * through clt_tensor_write). */
+#define OP_WRITE "clt_tensor_write"
+#define OP_READ "clt_tensor_read"
 
 clt_status clt__transfer_create(clt_context *ctx, struct clt_transfer **out)
 {
@@ -123,6 +129,7 @@ static clt_status write_staged(clt_context *ctx, struct clt_transfer *tr, cl_mem
             tr->chunk_events[c] = NULL;
             return cl_failed(ctx, err, who, "clEnqueueWriteBuffer");
         }
+        clt__prof_record(ctx, tr->chunk_events[c], OP_WRITE, "write", CLT_PROFILE_TRANSFER, piece);
         done += piece;
     }
     /* Submit now: the write should progress while the caller prepares the next op. */
@@ -150,6 +157,7 @@ static clt_status enqueue_read_piece(clt_context *ctx, struct clt_transfer *tr, 
         tr->chunk_events[c] = NULL;
         return cl_failed(ctx, err, who, "clEnqueueReadBuffer");
     }
+    clt__prof_record(ctx, tr->chunk_events[c], OP_READ, "read", CLT_PROFILE_TRANSFER, piece);
     err = clFlush(ctx->queue);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clFlush");
@@ -189,13 +197,15 @@ static clt_status write_mapped(clt_context *ctx, cl_mem buf, size_t offset, cons
     static const char who[] = "copy to device";
     cl_int err;
     void *p = clEnqueueMapBuffer(ctx->queue, buf, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, offset,
-                                 bytes, 0, NULL, NULL, &err);
+                                 bytes, 0, NULL, clt__prof_event(ctx), &err);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clEnqueueMapBuffer(CL_MAP_WRITE_INVALIDATE_REGION)");
+    clt__prof_commit(ctx, OP_WRITE, "map", CLT_PROFILE_TRANSFER, 0); /* bytes count once */
     clt__parallel_copy(p, src, bytes);
-    err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, NULL);
+    err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, clt__prof_event(ctx));
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clEnqueueUnmapMemObject");
+    clt__prof_commit(ctx, OP_WRITE, "unmap", CLT_PROFILE_TRANSFER, bytes);
     return CLT_SUCCESS;
 }
 
@@ -208,14 +218,16 @@ static clt_status read_mapped(clt_context *ctx, cl_mem buf, size_t offset, void 
                                  &err);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, who, "clEnqueueMapBuffer(CL_MAP_READ)");
+    clt__prof_record(ctx, ev, OP_READ, "map", CLT_PROFILE_TRANSFER, bytes);
     /* The map waited for earlier work; its event tells whether that work failed. */
     clt_status st = clt__wait_event(ctx, ev, who);
     clReleaseEvent(ev);
     if (st == CLT_SUCCESS)
         clt__parallel_copy(dst, p, bytes);
-    err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, NULL);
+    err = clEnqueueUnmapMemObject(ctx->queue, buf, p, 0, NULL, clt__prof_event(ctx));
     if (err != CL_SUCCESS && st == CLT_SUCCESS)
         st = cl_failed(ctx, err, who, "clEnqueueUnmapMemObject");
+    clt__prof_commit(ctx, OP_READ, "unmap", CLT_PROFILE_TRANSFER, 0); /* bytes count once */
     return st;
 }
 
@@ -230,9 +242,12 @@ clt_status clt__transfer_write(clt_context *ctx, cl_mem buf, size_t offset, cons
     staging_ensure(ctx, tr);
     if (tr->staging)
         return write_staged(ctx, tr, buf, offset, src, bytes);
-    cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, src, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLT_SUCCESS
-                             : cl_failed(ctx, err, "copy to device", "clEnqueueWriteBuffer");
+    cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, src, 0, NULL,
+                                      clt__prof_event(ctx));
+    if (err != CL_SUCCESS)
+        return cl_failed(ctx, err, "copy to device", "clEnqueueWriteBuffer");
+    clt__prof_commit(ctx, OP_WRITE, "write", CLT_PROFILE_TRANSFER, bytes);
+    return CLT_SUCCESS;
 }
 
 clt_status clt__transfer_read(clt_context *ctx, cl_mem buf, size_t offset, void *dst, size_t bytes)
@@ -249,6 +264,7 @@ clt_status clt__transfer_read(clt_context *ctx, cl_mem buf, size_t offset, void 
     cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, dst, 0, NULL, &ev);
     if (err != CL_SUCCESS)
         return cl_failed(ctx, err, "copy from device", "clEnqueueReadBuffer");
+    clt__prof_record(ctx, ev, OP_READ, "read", CLT_PROFILE_TRANSFER, bytes);
     clt_status st = clt__wait_event(ctx, ev, "copy from device");
     clReleaseEvent(ev);
     return st;

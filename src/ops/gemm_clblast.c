@@ -1,11 +1,13 @@
 /* The CLBlast implementation of a validated GEMM problem: CLBlastSgemm or
  * CLBlastSgemmStridedBatched (row-major, on the context's queue, no event), then our epilogue as
- * one extra launch when the problem has one. k = 0 (which CLBlast rejects) is the epilogue pass
+ * one extra launch when the problem has one. The profiler gets the routine's event (CLBlast's last
+ * kernel). k = 0 (which CLBlast rejects) is the epilogue pass
  * alone: C = act(beta * C + bias) + residual. */
 #include <clblast_c.h>
 
 #include "ops/gemm.h"
 #include "ops/gemm_epilogue.h"
+#include "profile/profile.h"
 
 static const char *status_name(CLBlastStatusCode s)
 {
@@ -73,21 +75,24 @@ clt_status clt__gemm_clblast(clt_context *ctx, const clt__gemm_problem *p, const
     if (p->k == 0)
         return clt__gemm_epilogue_run(ctx, p, p->beta != 0.0f, p->beta, who);
     CLBlastStatusCode s;
-    const char *routine;
+    const char *routine, *impl;
     if (p->batch == 1) {
         routine = "CLBlastSgemm";
+        impl = "clblast:sgemm";
         s = CLBlastSgemm(CLBlastLayoutRowMajor, trans(p->ta), trans(p->tb), (size_t)p->m,
                          (size_t)p->n, (size_t)p->k, p->alpha, p->a, p->a_off, (size_t)p->lda, p->b,
                          p->b_off, (size_t)p->ldb, p->beta, p->c, p->c_off, (size_t)p->ldc,
-                         &ctx->queue, NULL);
+                         &ctx->queue, clt__prof_event(ctx));
     } else {
         routine = "CLBlastSgemmStridedBatched";
+        impl = "clblast:sgemm_strided_batched";
         s = CLBlastSgemmStridedBatched(
             CLBlastLayoutRowMajor, trans(p->ta), trans(p->tb), (size_t)p->m, (size_t)p->n,
             (size_t)p->k, p->alpha, p->a, p->a_off, (size_t)p->lda, (size_t)p->a_stride, p->b,
             p->b_off, (size_t)p->ldb, (size_t)p->b_stride, p->beta, p->c, p->c_off, (size_t)p->ldc,
-            (size_t)p->c_stride, (size_t)p->batch, &ctx->queue, NULL);
+            (size_t)p->c_stride, (size_t)p->batch, &ctx->queue, clt__prof_event(ctx));
     }
+    clt__prof_commit(ctx, who, impl, CLT_PROFILE_KERNEL, 0);
     if (s != CLBlastSuccess)
         return clt__fail(ctx, to_status(s), "%s: %s (m %lld, n %lld, k %lld, batch %lld) failed: %s (%d)",
                          who, routine, (long long)p->m, (long long)p->n, (long long)p->k,

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "ops/launch.h"
+#include "profile/profile.h"
 
 #define PREFERRED_GROUP 256
 #define GROUPS_PER_COMPUTE_UNIT 16
@@ -34,9 +35,12 @@ size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
 clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
                                const size_t *local, const char *who)
 {
-    cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, dims, NULL, global, local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
+    cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, dims, NULL, global, local, 0, NULL,
+                                        clt__prof_event(ctx));
+    if (err == CL_SUCCESS) {
+        clt__prof_commit_kernel(ctx, who, kernel);
         return CLT_SUCCESS;
+    }
     char what[256], g[64] = "", l[64] = "";
     for (cl_uint d = 0; d < dims && d < 3; d++) {
         size_t gl = strlen(g), ll = strlen(l);

@@ -9,6 +9,7 @@
 #include "memory/memory.h"
 #include "ops/launch.h"
 #include "ops/reduce_plan.h"
+#include "profile/profile.h"
 #include "program/program.h"
 
 #define REDUCE_FAMILY "reduce"
@@ -176,9 +177,11 @@ static clt_status get_workspace(clt_context *ctx, uint64_t partials, const char 
         return clt__prefix_error(ctx, st, who);
     if (fresh) {
         cl_uint zero = 0;
-        cl_int err = clEnqueueFillBuffer(ctx->queue, *ws, &zero, sizeof zero, 0, head, 0, NULL, NULL);
+        cl_int err = clEnqueueFillBuffer(ctx->queue, *ws, &zero, sizeof zero, 0, head, 0, NULL,
+                                         clt__prof_event(ctx));
         if (err != CL_SUCCESS)
             return clt__cl_fail(ctx, err, "clEnqueueFillBuffer (reduction workspace)");
+        clt__prof_commit(ctx, who, "fill", CLT_PROFILE_TRANSFER, head);
     }
     return CLT_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memory/memory.h"
+#include "profile/profile.h"
 #include "program/program.h"
 #include "runtime/runtime.h"
 #include "tensor/tensor.h"
@@ -111,6 +112,7 @@ static void context_destroy(clt_context *ctx)
 {
     if (ctx->queue)
         clFinish(ctx->queue);
+    clt__prof_destroy(ctx);
     clt__tensor_release_all(ctx);
     clt__workspace_release_all(ctx);
     if (ctx->transfer)
@@ -192,7 +194,8 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
         return creation_failed(ctx, clt__cl_fail(ctx, err, "clCreateCommandQueue"));
     if ((st = clt__pool_create(ctx, limit, &ctx->pool)) != CLT_SUCCESS ||
         (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
-        (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS)
+        (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS ||
+        (limits.profiler && (st = clt__prof_create(ctx)) != CLT_SUCCESS))
         return creation_failed(ctx, st);
     if (clt__tuning_load(ctx) != 0) /* a missing or bad tuning file is not an error: no file */
         return creation_failed(ctx, clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY,

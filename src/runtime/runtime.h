@@ -18,6 +18,7 @@ struct clt_program_cache;
 struct clt_kernel_map;
 struct clt_workspace;
 struct clt__tuning;
+struct clt_profiler;
 
 /* ------------------------------------------------------------ errors.c */
 
@@ -90,6 +91,7 @@ struct clt_context {
     struct clt_tensor *tensors;     /* live tensor handles, released with the context */
     struct clt_workspace *workspace; /* persistent op scratch buffers (memory/workspace.c), or NULL */
     struct clt__tuning *tuning;     /* the tuning file in force, or why not (tune/tuning_file.h) */
+    struct clt_profiler *prof;      /* profile/: NULL when the profiler is off */
     struct {                        /* CL_KERNEL_WORK_GROUP_SIZE by kernel, direct-mapped: asked */
         cl_kernel kernel;           /* on every launch, and the driver query is not free */
         size_t max_work_group;

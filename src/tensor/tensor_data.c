@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/launch.h"
+#include "profile/profile.h"
 #include "program/program.h"
 #include "tensor/tensor.h"
 
@@ -188,6 +189,9 @@ clt_status clt_tensor_copy(clt_tensor *dst, const clt_tensor *src)
                          who, dst->offset, src->offset, dst->nbytes);
     }
     cl_int err = clEnqueueCopyBuffer(ctx->queue, src->storage->mem, dst->storage->mem, src->offset,
-                                     dst->offset, dst->nbytes, 0, NULL, NULL);
-    return err == CL_SUCCESS ? CLT_SUCCESS : clt__cl_fail(ctx, err, "clt_tensor_copy: clEnqueueCopyBuffer");
+                                     dst->offset, dst->nbytes, 0, NULL, clt__prof_event(ctx));
+    if (err != CL_SUCCESS)
+        return clt__cl_fail(ctx, err, "clt_tensor_copy: clEnqueueCopyBuffer");
+    clt__prof_commit(ctx, who, "copy", CLT_PROFILE_TRANSFER, dst->nbytes);
+    return CLT_SUCCESS;
 }
