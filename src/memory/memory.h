@@ -69,6 +69,11 @@ clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t 
  * contents as the last user left them. Growing returns the old buffer to the pool, which is safe
  * because the in-order queue runs work already enqueued on it first. */
 clt_status clt__workspace_get(clt_context *ctx, int slot, size_t bytes, cl_mem *out, int *fresh);
+/* A workspace buffer that starts with `head` bytes of counters for "last group finishes" kernels:
+ * zero-filled (one enqueued fill, recorded by the profiler under `who`) when the buffer is new;
+ * afterwards the kernels leave them at zero. `bytes` more follow the counters. */
+clt_status clt__workspace_get_counted(clt_context *ctx, int slot, size_t head, size_t bytes,
+                                      const char *who, cl_mem *out);
 /* Give every workspace buffer back (context teardown, before the pool goes). */
 void clt__workspace_release_all(clt_context *ctx);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "memory/memory.h"
+#include "profile/profile.h"
 
 /* Smallest buffer handed out, so that small requests do not grow the slot step by step. */
 #define WORKSPACE_MIN_BYTES ((size_t)64 << 10)
@@ -45,6 +46,24 @@ clt_status clt__workspace_get(clt_context *ctx, int slot, size_t bytes, cl_mem *
     *held = block;
     *out = block->mem;
     *fresh = 1;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__workspace_get_counted(clt_context *ctx, int slot, size_t head, size_t bytes,
+                                      const char *who, cl_mem *out)
+{
+    int fresh = 0;
+    clt_status st = clt__workspace_get(ctx, slot, head + bytes, out, &fresh);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    if (fresh) {
+        cl_uint zero = 0;
+        cl_int err = clEnqueueFillBuffer(ctx->queue, *out, &zero, sizeof zero, 0, head, 0, NULL,
+                                         clt__prof_event(ctx));
+        if (err != CL_SUCCESS)
+            return clt__cl_fail(ctx, err, "clEnqueueFillBuffer (workspace counters)");
+        clt__prof_commit(ctx, who, "fill", CLT_PROFILE_TRANSFER, head);
+    }
     return CLT_SUCCESS;
 }
 

@@ -37,18 +37,8 @@ cl_int16 clt__convb_geom_arg(const clt__conv_geom *g)
 
 clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out)
 {
-    int fresh = 0;
-    size_t head = CLT__CONVB_COUNTERS * sizeof(cl_uint);
-    clt_status st = clt__workspace_get(ctx, CLT__CONVB_WS_SLOT, head + data_bytes, out, &fresh);
-    if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
-    if (fresh) {
-        cl_uint zero = 0;
-        cl_int err = clEnqueueFillBuffer(ctx->queue, *out, &zero, sizeof zero, 0, head, 0, NULL, NULL);
-        if (err != CL_SUCCESS)
-            return clt__cl_fail(ctx, err, "clEnqueueFillBuffer (conv backward workspace)");
-    }
-    return CLT_SUCCESS;
+    return clt__workspace_get_counted(ctx, CLT__CONVB_WS_SLOT, CLT__CONVB_COUNTERS * sizeof(cl_uint),
+                                      data_bytes, who, out);
 }
 
 clt_status clt__convb_launch_items(clt_context *ctx, cl_kernel k, uint64_t items, const char *who)

@@ -267,21 +267,9 @@ static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int 
         L->pieces = 1;
         return CLT_SUCCESS;
     }
-    size_t head = SPLIT_COUNTERS * sizeof(cl_uint);
-    size_t bytes = head + (size_t)tile_groups(p, c) * (size_t)L->pieces * (size_t)c->mwg *
-                              (size_t)c->nwg * sizeof(float);
-    int fresh = 0;
-    clt_status st = clt__workspace_get(L->ctx, 4, bytes, &L->ws, &fresh);
-    if (st != CLT_SUCCESS)
-        return clt__prefix_error(L->ctx, st, L->who);
-    if (fresh) {
-        cl_uint zero = 0;
-        cl_int err = clEnqueueFillBuffer(L->ctx->queue, L->ws, &zero, sizeof zero, 0, head, 0, NULL,
-                                         NULL);
-        if (err != CL_SUCCESS)
-            return clt__cl_fail(L->ctx, err, "clEnqueueFillBuffer (GEMM split-K workspace)");
-    }
-    return CLT_SUCCESS;
+    size_t parts = (size_t)tile_groups(p, c) * (size_t)L->pieces * (size_t)c->mwg * (size_t)c->nwg;
+    return clt__workspace_get_counted(L->ctx, 4, SPLIT_COUNTERS * sizeof(cl_uint), parts * sizeof(float),
+                                      L->who, &L->ws);
 }
 
 /* Tiled: config `first` (or, when -1, the automatic choice) split in `pieces` (0: automatic),
