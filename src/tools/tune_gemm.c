@@ -10,7 +10,7 @@
 #include "tune_sweeps.h"
 
 #define NOISE 0.03
-#define MAX_CANDS 8
+#define MAX_CANDS 12
 #define MAX_SHAPES 3
 
 typedef struct gemm_state {
@@ -154,9 +154,11 @@ static void install_gemv(clt__gemm_table *t, const int *c)
 
 /* Candidate lists (-1 ends a row): the built-in value is prepended at run time. */
 static const int tiled_cands[][7] = {
-    {128, 128, 16, 16, 16, 4, 0}, {128, 128, 8, 16, 16, 4, 1}, {128, 64, 16, 16, 16, 4, 1},
-    {64, 128, 16, 16, 16, 4, 1},  {64, 64, 16, 16, 16, 4, 1},  {64, 64, 32, 8, 8, 4, 1},
-    {128, 128, 32, 16, 16, 4, 1},
+    /* bigger tiles first (--quick tries the first few): fewer loads per FMA, one group per SM */
+    {256, 128, 16, 32, 16, 4, 1}, {128, 256, 16, 16, 32, 4, 1}, {128, 128, 32, 16, 16, 4, 1},
+    {128, 128, 16, 16, 8, 4, 1},  {128, 128, 16, 16, 16, 4, 0}, {128, 128, 8, 16, 16, 4, 1},
+    {128, 64, 16, 16, 16, 4, 1},  {64, 128, 16, 16, 16, 4, 1},  {64, 64, 16, 16, 16, 4, 1},
+    {64, 64, 32, 8, 8, 4, 1},
 };
 static const int cpu_cands[][7] = {
     {4, 16, 16, -1}, {8, 8, 16, -1}, {6, 16, 32, -1}, {4, 16, 8, -1}, {6, 8, 16, -1},
@@ -214,8 +216,12 @@ int tune_gemm_params(tune_env *env)
 {
     clt__gemm_table *t = &env->trial->gemm_table;
     int cands[MAX_CANDS][7], nc, best;
-    int64_t s = env->gpu ? (env->quick ? 2048 : 4096) : (env->quick ? 512 : 1024);
+    /* On GPUs config 0 only runs grids that fill the device (smaller tiles or split K take the
+     * rest), so its candidates are judged on a big square product alone: on the H200 a 128x64 tile
+     * won a 2048^3 + 256x2048^2 sweep and then ran 4096^3 20% slower than 128x128. */
+    int64_t s = env->gpu ? 4096 : (env->quick ? 512 : 1024);
     int64_t large[2][3] = {{s, s, s}, {256, s, s}};
+    int n_large = env->gpu ? 1 : 2;
     if (t->prefer_cpu) {
         int b[7] = {t->cpu.rpi, t->cpu.nv, t->cpu.local, -1, -1, -1, -1};
         nc = candidates(env, b, cpu_cands, COUNT(cpu_cands), cpu_ok, cands);
@@ -228,7 +234,7 @@ int tune_gemm_params(tune_env *env)
         int n_tiled = t->n_tiled;
         t->n_tiled = 1; /* a refused candidate must fail, not quietly run the next config */
         best = sweep(env, "large (gemm_tiled MWG NWG KWG MDIMC NDIMC VW DB)", "tiled:0",
-                     install_tiled, (const int(*)[7])cands, nc, (const int64_t(*)[3])large, 2);
+                     install_tiled, (const int(*)[7])cands, nc, (const int64_t(*)[3])large, n_large);
         t->n_tiled = n_tiled;
     }
     if (best < 0)
