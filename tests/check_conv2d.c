@@ -225,11 +225,11 @@ START_TEST(large)
 END_TEST
 
 /* The implicit-GEMM configurations that small devices never pick on their own (64x128 and 64x64;
- * 128x128 and 32x32 are chosen by the cases above under the gfx902 profile) and the CPU-style
- * kernel, forced whatever the device. */
+ * 128x128 and 32x32 are chosen by the cases above under the gfx902 profile), the CPU-style kernel
+ * and im2col + our GEMM, forced whatever the device. */
 START_TEST(variants)
 {
-    static const char *const forced[] = {"implicit:1", "implicit:2", "cpu"};
+    static const char *const forced[] = {"implicit:1", "implicit:2", "cpu", "im2col"};
     char *saved = tu_env_save("CLT_CONV_VARIANT");
     setenv("CLT_CONV_VARIANT", forced[_i], 1);
     clt_context *ctx = cv_context("tiled");
@@ -271,7 +271,7 @@ Suite *conv2d_suite(void)
     tcase_add_test(tc, table_auto);
     tcase_add_loop_test(tc, activations, 0, 3);
     tcase_add_loop_test(tc, large, 0, 3);
-    tcase_add_loop_test(tc, variants, 0, 3);
+    tcase_add_loop_test(tc, variants, 0, 4);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);
     return s;

@@ -29,6 +29,14 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
+/* im2col into workspace slot 1, then per group one strided-batched GEMM by `gemm` (clt__gemm_clblast
+ * or clt__gemm_tiled), bias and activation in its epilogue. */
+struct clt__gemm_problem;
+typedef clt_status (*clt__conv_gemm_fn)(clt_context *ctx, const struct clt__gemm_problem *p,
+                                        const char *who);
+clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p, clt__conv_gemm_fn gemm,
+                                   const char *who);
+
 /* The activation's device function name ("" for identity), NULL outside the epilogue set (the
  * kernels take the op itself as an argument, common/conv_act.h). */
 const char *clt__conv_act_function(clt_unary_op op);

@@ -1,8 +1,9 @@
-/* The CLBlast path of Conv2D forward: our im2col kernel (conv2d_direct.cl; CLBlastSim2col takes
+/* Conv2D forward as im2col + GEMM: the CLBlast path (GEMMs by CLBlast), and ours for grids too small
+ * for the implicit kernel (GEMMs by our tiled kernels, whose split K fills the device). Our im2col kernel (conv2d_direct.cl; CLBlastSim2col takes
  * symmetric padding and one image per call) writes a chunk of images into workspace slot 1, then
  * per group one CLBlast strided-batched GEMM over the chunk's images, W_g shared (stride 0):
  *   out[n][g*Co_g ..] (Co_g x Ho*Wo) = W_g (Co_g x Ci_g*Kh*Kw) * col[n][group g rows] + bias
- * with the bias/activation epilogue as clt__gemm_clblast runs it (one extra launch). The chunk is
+ * with the bias/activation epilogue as the GEMM runs it (CLBlast: one extra launch). The chunk is
  * as many images as fit CHUNK_BYTES of workspace (at least one). */
 #include <string.h>
 
@@ -46,7 +47,8 @@ static clt_status im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem co
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }
 
-clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who)
+clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p, clt__conv_gemm_fn gemm,
+                                   const char *who)
 {
     const clt__conv_geom *g = &p->g;
     if (!clt__conv_act_function(p->act))
@@ -88,9 +90,14 @@ clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, con
             q.bias = p->bias, q.bias_off = p->bias_off + (uint64_t)(gi * g->co_g);
             q.bias_mode = p->bias ? CLT_BIAS_PER_ROW : CLT_BIAS_NONE;
             q.act = p->act, q.act_alpha = p->act_alpha;
-            if ((st = clt__gemm_clblast(ctx, &q, who)))
+            if ((st = gemm(ctx, &q, who)))
                 return st;
         }
     }
     return CLT_SUCCESS;
+}
+
+clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who)
+{
+    return clt__conv2d_im2col_gemm(ctx, p, clt__gemm_clblast, who);
 }

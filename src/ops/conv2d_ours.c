@@ -6,7 +6,9 @@
  *   depthwise conv2d_direct.cl, one input channel per group (Ci_g == 1)
  *   implicit  conv2d.cl, GPU style implicit GEMM (local-memory tiles, register blocking)
  *   cpu       conv2d_cpu.cl, CPU style direct kernel (explicit SIMD vectors), for CPU devices
- * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|depthwise forces one where it applies
+ *   im2col    im2col + our tiled GEMM (conv2d_clblast.c), on GPUs for grids the implicit kernel
+ *             cannot fill with 64x64 tiles and K long enough for the GEMM to split
+ * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|im2col forces one where it applies
  * (tests use it); anything else, or unset, means automatic. */
 #include <limits.h>
 #include <stdio.h>
@@ -212,6 +214,26 @@ static clt_status try_implicit(conv_launch *L, const clt__conv_table *t, int fir
     return CLT_ERR_UNSUPPORTED;
 }
 
+/* Would the implicit kernel leave compute units idle even with 64x64 tiles, while K is long enough
+ * for our GEMM to split it and the column buffer is small? Then im2col + GEMM. Measured on the H200
+ * (n1c64h56o64k3s1: M 64, N 3136, K 576): the implicit kernel (32x32 tiles, 196 groups of 64
+ * items) 49 us, CLBlast's path 47.5 us, cuDNN 34 us. */
+#define IM2COL_MIN_K 256
+#define IM2COL_MAX_BYTES ((uint64_t)64 << 20)
+static int small_grid(const conv_launch *L, const clt__conv_table *t)
+{
+    const clt__conv_geom *g = &L->p->g;
+    int64_t kk = g->ci_g * g->kh * g->kw, cols = g->n * g->ho * g->wo;
+    uint64_t cus = L->ctx->dev->entry->info.compute_units;
+    if (t->n_tiled < 3 || kk < IM2COL_MIN_K ||
+        (uint64_t)(g->ci * g->kh * g->kw) * (uint64_t)cols * sizeof(float) > IM2COL_MAX_BYTES)
+        return 0;
+    const clt__conv_tiled_cfg *c = &t->tiled[2];
+    uint64_t groups = (uint64_t)((cols + c->nwg - 1) / c->nwg) *
+                      (uint64_t)((g->co_g + c->mwg - 1) / c->mwg) * (uint64_t)g->groups;
+    return groups < cus;
+}
+
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
@@ -220,7 +242,7 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     const char *e = getenv("CLT_CONV_VARIANT");
-    int forced = e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu"));
+    int forced = e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu") || !strcmp(e, "im2col"));
     if (clt__conv_is_pointwise(g) && !forced)
         return run_pointwise(ctx, p, who);
     /* int indices inside one image, one weight tensor and the column range. */
@@ -237,10 +259,14 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
         st = try_implicit(&L, t, e[8] == ':' ? atoi(e + 9) : -1);
     else if (e && !strcmp(e, "cpu"))
         st = try_cpu(&L, t);
+    else if (e && !strcmp(e, "im2col"))
+        st = clt__conv2d_im2col_gemm(ctx, p, clt__gemm_tiled, who);
     else if (g->ci_g == 1)
         st = try_depthwise(&L, t);
     else if (t->prefer_cpu)
         st = try_cpu(&L, t);
+    else if (small_grid(&L, t))
+        st = clt__conv2d_im2col_gemm(ctx, p, clt__gemm_tiled, who);
     else {
         st = try_implicit(&L, t, -1);
         if (st == CLT_ERR_UNSUPPORTED)
