@@ -34,6 +34,7 @@ static clt__tuning_entries *valid_entries(clt_context *ctx)
     ck_assert_int_eq(clt__tuning_set(e, "header.command", "clt-tune --quick"), 0);
     ck_assert_int_eq(clt__gemm_tuning_entries(clt__gemm_rule_builtin(ctx),
                                               clt__gemm_table_builtin(ctx), e), 0);
+    ck_assert_int_eq(clt__conv_tuning_entries(clt__conv_rule_builtin(ctx), e), 0);
     return e;
 }
 
@@ -166,6 +167,9 @@ START_TEST(corrupt_or_foreign_files_are_ignored)
         {"gemm.gemv", "0 4", "want 2 local sizes"},
         {"gemm.small", "4096 4096", "want 2 local sizes"},
         {"gemm.fast", "1", "unknown gemm key"},
+        {"conv.clblast_min_flop", "-1", "conv.clblast_min_flop = -1: want a number"},
+        {"conv.clblast_min_k", "1.5", "want an integer"},
+        {"conv.fast", "1", "unknown key"},
         {"header.device", "Another GPU", "written for device \"Another GPU\""},
         {"header.driver", "0.0.1", "written for driver \"0.0.1\""},
         {"header.profile", "gfx902", "written for profile \"gfx902\""},
@@ -206,6 +210,15 @@ START_TEST(dispatch_and_parameters_follow_the_file)
     p.k = 7;
     p.batch = 1;
     ck_assert_int_eq(clt__gemm_choose(ctx, &p), CLT_GEMM_IMPL_TILED);
+    {
+        clt__conv_problem cp;
+        memset(&cp, 0, sizeof cp);
+        const int64_t xs[4] = {1, 4, 9, 9}, ws[4] = {8, 4, 3, 3};
+        clt_conv2d_params cpar;
+        clt_conv2d_params_init(&cpar);
+        TU_OK(clt__conv_geom_make(ctx, "test", xs, ws, &cpar, &cp.g));
+        ck_assert_int_eq(clt__conv_choose(ctx, &cp), CLT_CONV_IMPL_TILED);
+    }
     clt__tuning_entries *e = valid_entries(ctx);
     tu_context_free(ctx);
     /* CLBlast from 1 FLOP, and other kernel parameters (a partial file: the rest stays built-in). */
@@ -218,7 +231,9 @@ START_TEST(dispatch_and_parameters_follow_the_file)
     ck_assert_int_eq(clt__tuning_set(part, "gemm.cpu", "3 8 4"), 0);
     ck_assert_int_eq(clt__tuning_set(part, "gemm.tiled.0", "32 32 8 8 8 2 0"), 0);
     ck_assert_int_eq(clt__tuning_set(part, "gemm.gemv", "8 2"), 0);
-    ck_assert_int_eq(clt__tuning_set(part, "conv.future_key", "anything"), 0);
+    ck_assert_int_eq(clt__tuning_set(part, "conv.clblast_min_flop", "1"), 0);
+    ck_assert_int_eq(clt__tuning_set(part, "conv.clblast_min_k", "1"), 0);
+    ck_assert_int_eq(clt__tuning_set(part, "norm.future_key", "anything"), 0);
     write_file(path, part);
 
     ctx = ctx_with_file(path, "native");
@@ -235,7 +250,16 @@ START_TEST(dispatch_and_parameters_follow_the_file)
     ck_assert_int_eq(t->gemv_f * 100 + t->gemv_s, 802);
     ck_assert_int_eq(t->small_lx, b->small_lx); /* not in the file: built-in */
     ck_assert(t->small_volume == b->small_volume);
-    ck_assert_str_eq(clt__tuning_value(ctx, "conv.future_key"), "anything");
+    ck_assert_str_eq(clt__tuning_value(ctx, "norm.future_key"), "anything");
+    /* A 3x3 convolution: ours by the built-in rule on every device class, CLBlast by the file. */
+    clt__conv_problem cp;
+    memset(&cp, 0, sizeof cp);
+    const int64_t xs[4] = {1, 4, 9, 9}, ws[4] = {8, 4, 3, 3};
+    clt_conv2d_params cpar;
+    clt_conv2d_params_init(&cpar);
+    TU_OK(clt__conv_geom_make(ctx, "test", xs, ws, &cpar, &cp.g));
+    ck_assert_int_eq(clt__conv_choose(ctx, &cp), CLT_CONV_IMPL_CLBLAST);
+    ck_assert_str_eq(clt__conv_rule_for(ctx)->label, "tuning file");
     char text[4096], want[900];
     TU_OK(clt_context_describe_dispatch(ctx, text, sizeof text));
     snprintf(want, sizeof want, "tuning: tuning file %s (written 2026-01-02 03:04:05 UTC)", path);

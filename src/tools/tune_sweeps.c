@@ -8,6 +8,7 @@
 const tune_sweep tune_sweeps[] = {
     {"gemm-params", "GEMM kernel parameters (large, small, GEMV paths)", tune_gemm_params},
     {"gemm-crossover", "GEMM ours vs CLBlast crossover (FLOPs, min dim)", tune_gemm_crossover},
-    /* {"conv-crossover", "Conv2D tiled vs CLBlast crossover", tune_conv_crossover}, */
+    {"conv-crossover", "Conv2D ours vs CLBlast (im2col + GEMM) crossover (FLOPs, K)",
+     tune_conv_crossover},
 };
 const int tune_sweep_count = (int)(sizeof tune_sweeps / sizeof tune_sweeps[0]);

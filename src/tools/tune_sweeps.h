@@ -42,6 +42,9 @@ int tune_gemm_crossover(tune_env *env);
  * run only). */
 int tune_gemm_entries(tune_env *env);
 
+/* tune_conv.c */
+int tune_conv_crossover(tune_env *env);
+
 /* Helpers (tune_gemm.c). Median microseconds of one C = A * B (m x k times k x n, row-major, fresh
  * random inputs) on env's context as configured now; -1 on failure (message printed). */
 double tune_time_gemm(tune_env *env, int64_t m, int64_t n, int64_t k);

@@ -10,6 +10,8 @@
  *   a guess, so large convolutions with a long K (>= 4 GFLOP, K >= 512) go to CLBlast there. */
 #include "tune/conv_dispatch.h"
 
+#include "tune/tuning_file.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,13 @@ static const clt__conv_rule rules[] = {
 #define RULE_COUNT (sizeof rules / sizeof rules[0])
 
 const clt__conv_rule *clt__conv_rule_for(const clt_context *ctx)
+{
+    if (ctx->tuning && ctx->tuning->has_conv_rule)
+        return &ctx->tuning->conv_rule;
+    return clt__conv_rule_builtin(ctx);
+}
+
+const clt__conv_rule *clt__conv_rule_builtin(const clt_context *ctx)
 {
     const clt_device_info *info = &ctx->dev->entry->info;
     for (size_t i = 0; i + 1 < RULE_COUNT; i++) {

@@ -23,7 +23,9 @@ typedef struct clt__conv_rule {
     int64_t clblast_min_k;
 } clt__conv_rule;
 
+/* The rule auto uses on ctx: the tuning file's, else the built-in table's. */
 const clt__conv_rule *clt__conv_rule_for(const clt_context *ctx);
+const clt__conv_rule *clt__conv_rule_builtin(const clt_context *ctx);
 clt__conv_impl clt__conv_choose(const clt_context *ctx, const clt__conv_problem *p);
 const char *clt__conv_impl_name(clt__conv_impl impl);
 

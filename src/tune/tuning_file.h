@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 
+#include "tune/conv_dispatch.h"
 #include "tune/gemm_dispatch.h"
 #include "tune/gemm_params.h"
 
@@ -54,6 +55,8 @@ typedef struct clt__tuning {
     clt__gemm_rule gemm_rule;
     int has_gemm_table;          /* FILE with gemm kernel keys: gemm_table merges them */
     clt__gemm_table gemm_table;
+    int has_conv_rule;           /* FILE with conv.clblast_* keys: conv_rule merges them */
+    clt__conv_rule conv_rule;
 } clt__tuning;
 
 /* ---- format (tuning_file.c) */
@@ -104,5 +107,14 @@ int clt__gemm_tuning_entries(const clt__gemm_rule *r, const clt__gemm_table *tb,
 /* Whether c satisfies gemm_tiled.cl's #error constraints and ctx's limits; why says which not. */
 int clt__gemm_tiled_cfg_ok(const clt_context *ctx, const clt__gemm_tiled_cfg *c, char *why, size_t cap);
 int clt__gemm_cpu_cfg_ok(const clt_context *ctx, const clt__gemm_cpu_cfg *c, char *why, size_t cap);
+
+/* ---- the conv section (conv_tuning.c) */
+
+/* conv.clblast_min_flop = <number> (0 = never CLBlast), conv.clblast_min_k = <int>: merged over
+ * ctx's built-in conv rule into t. Returns 0, or -1 with the reason. */
+int clt__conv_tuning_apply(const clt_context *ctx, const clt__tuning_entries *e, clt__tuning *t,
+                           char *why, size_t cap);
+/* The conv.* entries of rule r (what clt-tune writes). */
+int clt__conv_tuning_entries(const clt__conv_rule *r, clt__tuning_entries *e);
 
 #endif

@@ -22,6 +22,7 @@ static const struct {
     section_apply_fn apply;
 } sections[] = {
     {"gemm", clt__gemm_tuning_apply},
+    {"conv", clt__conv_tuning_apply},
 };
 
 static const char *const header_keys[] = {"device", "driver", "platform", "profile", "date",
