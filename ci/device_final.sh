@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# One call on the GPU machine after a round of op work: tests (native first, gfx902 if time allows),
-# the seed/micro/gemm suites with our GEMM and with CLBlast, and the PyTorch peer, joined in one table.
-# Each step has its own time cap so one slow step cannot eat the call. Results under $OUT.
+# One call on the GPU machine (build/ and .devkit/ carried, see ../shared/device/README.md): every
+# Check suite on the GPU (native profile; each suite capped so one slow build cannot eat the call),
+# then ci/compare.sh (cltensor vs CLBlast vs PyTorch CUDA, joined table, chart, profiler split).
+# Results in $OUT/results.tgz (the device tool returns few files, so they travel as one archive).
 set -u
-cd build
-export CLT_DEVICE=nvidia CK_DEFAULT_TIMEOUT=600 CLT_CACHE_DIR=/tmp/clt-cache
-timeout 300 ./clt-tests > "$OUT/tests_native.txt" 2>&1; echo "tests native rc=$?"
-grep -E "^[0-9]+%|:F:|:E:" "$OUT/tests_native.txt" | head -20
-timeout 110 ./clt-bench --suite transfer,seed,micro,gemm --impl tiled --json "$OUT/clt_tiled.jsonl" > "$OUT/clt_tiled.md" 2>&1
-timeout 50 ./clt-bench --suite gemm --impl clblast --json "$OUT/clt_clblast.jsonl" > "$OUT/clt_clblast.md" 2>&1
-timeout 60 python3 ../bench/peers/torch_suite.py --suite seed,micro,gemm --device cuda --json "$OUT/torch.jsonl" > "$OUT/torch.log" 2>&1
-./clt-bench --compare "$OUT/clt_tiled.jsonl" "$OUT/clt_clblast.jsonl" "$OUT/torch.jsonl" > "$OUT/compare.md"
-cat "$OUT/compare.md"
-CLT_DEVICE_PROFILE=gfx902 timeout 240 ./clt-tests > "$OUT/tests_gfx902.txt" 2>&1; echo "tests gfx902 rc=$?"
-grep -E "^[0-9]+%|:F:|:E:" "$OUT/tests_gfx902.txt" | head -20
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+res=$(mktemp -d)
+export CLT_DEVICE=nvidia CK_DEFAULT_TIMEOUT=600 CLT_CACHE_DIR=/tmp/clt-cache CLT_TUNING_FILE=off
+cd "$top/build"
+for s in $(ls "$top"/tests/check_*.c | sed 's|.*/check_||;s|\.c$||'); do
+    CK_RUN_SUITE=$s timeout "${SUITE_CAP:-150}" ./clt-tests > "$res/test_$s.log" 2>&1
+    echo "$s rc=$? $(grep -E '^[0-9]+%' "$res/test_$s.log")"
+    grep -E ":F:|:E:" "$res/test_$s.log" | head -3
+done > "$res/tests.txt"
+grep -v "rc=0 100%" "$res/tests.txt"; echo "suites passed: $(grep -c 'rc=0 100%' "$res/tests.txt") of $(grep -c rc= "$res/tests.txt")"
+rm -f "$res"/test_*.log
+CLT_SKIP_SETUP=1 SUITES="${SUITES:-all}" bash "$top/ci/compare.sh" "$res/compare"
+rm -f "$res/compare/trace.json"
+tar -C "$res" -czf "$OUT/results.tgz" .
+cat "$res/compare/compare.md"
