@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/conv2d.h"
+#include "ops/gemm.h"
 #include "tensor/tensor.h"
 #include "tune/conv_dispatch.h"
 
@@ -44,7 +45,7 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
         return st;
     if (bias && (st = check_bias(ctx, who, bias, pr.g.co)))
         return st;
-    if (!clt__conv_act_function(activation))
+    if (!clt__epilogue_act_name(activation))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                          "%s: activation %d is not in the epilogue set (identity, relu, gelu_erf, "
                          "gelu_tanh, tanh, sigmoid, silu)", who, (int)activation);

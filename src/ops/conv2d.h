@@ -37,8 +37,5 @@ typedef clt_status (*clt__conv_gemm_fn)(clt_context *ctx, const struct clt__gemm
 clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p, clt__conv_gemm_fn gemm,
                                    const char *who);
 
-/* The activation's device function name ("" for identity), NULL outside the epilogue set (the
- * kernels take the op itself as an argument, common/conv_act.h). */
-const char *clt__conv_act_function(clt_unary_op op);
 
 #endif

@@ -51,7 +51,7 @@ clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p,
                                    const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    if (!clt__conv_act_function(p->act))
+    if (!clt__epilogue_act_name(p->act))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     const int64_t hw = g->ho * g->wo, kg = g->ci_g * g->kh * g->kw;

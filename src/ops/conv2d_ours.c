@@ -30,20 +30,6 @@ typedef struct conv_launch {
     const char *who;
 } conv_launch;
 
-const char *clt__conv_act_function(clt_unary_op op)
-{
-    switch (op) {
-    case CLT_IDENTITY: return "";
-    case CLT_RELU: return "clt_act_relu";
-    case CLT_GELU_ERF: return "clt_act_gelu_erf";
-    case CLT_GELU_TANH: return "clt_act_gelu_tanh";
-    case CLT_TANH: return "clt_act_tanh";
-    case CLT_SIGMOID: return "clt_act_sigmoid";
-    case CLT_SILU: return "clt_act_silu";
-    default: return NULL;
-    }
-}
-
 double clt__conv_flop(const clt__conv_geom *g)
 {
     return 2.0 * (double)g->n * (double)g->co * (double)g->ho * (double)g->wo * (double)g->ci_g *
@@ -237,7 +223,7 @@ static int small_grid(const conv_launch *L, const clt__conv_table *t)
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    const char *act = clt__conv_act_function(p->act);
+    const char *act = clt__epilogue_act_name(p->act);
     if (!act)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);

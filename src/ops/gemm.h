@@ -25,6 +25,11 @@ typedef struct clt__gemm_problem {
     int64_t ldr;
 } clt__gemm_problem;
 
+/* The device function of an activation in the fused-epilogue set (cl_kernels/common/activations.h:
+ * "" for identity, "clt_act_relu", ...), NULL for ops outside the set (gemm_epilogue.c). GEMM and
+ * Conv2D fuse exactly this set. */
+const char *clt__epilogue_act_name(clt_unary_op op);
+
 /* Our kernels (gemm_tiled.c, cl_kernels/gemm*.cl): tiled, small/direct and GEMV paths, epilogue
  * fused. One launch. CLT_ERR_UNSUPPORTED if no variant fits the device (the caller falls back). */
 clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const char *who);

@@ -71,12 +71,6 @@ static clt_status check_tensor(const clt_context *ctx, const char *who, const ch
     return CLT_SUCCESS;
 }
 
-static int activation_ok(clt_unary_op a)
-{
-    return a == CLT_IDENTITY || a == CLT_RELU || a == CLT_GELU_ERF || a == CLT_GELU_TANH ||
-           a == CLT_TANH || a == CLT_SIGMOID || a == CLT_SILU;
-}
-
 static clt_status check_epilogue(const clt_context *ctx, const char *who, const clt__gemm_request *r)
 {
     const clt_gemm_epilogue *ep = r->ep;
@@ -102,7 +96,7 @@ static clt_status check_epilogue(const clt_context *ctx, const char *who, const 
                              (long long)ep->bias->numel, (long long)len,
                              ep->bias_mode == CLT_BIAS_PER_COLUMN ? "per column: n" : "per row: m");
     }
-    if (!activation_ok(ep->activation))
+    if (!clt__epilogue_act_name(ep->activation))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                          "%s: epilogue activation %d is not supported (IDENTITY, RELU, GELU_ERF, "
                          "GELU_TANH, TANH, SIGMOID, SILU are)",

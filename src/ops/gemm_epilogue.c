@@ -9,6 +9,21 @@
 #define GROUPS_PER_COMPUTE_UNIT 16
 
 /* EPI_* codes of cl_kernels/gemm_epilogue.cl. */
+/* The activation's device function, "" for identity, NULL when the epilogue cannot fuse it. */
+const char *clt__epilogue_act_name(clt_unary_op op)
+{
+    switch (op) {
+    case CLT_IDENTITY: return "";
+    case CLT_RELU: return "clt_act_relu";
+    case CLT_GELU_ERF: return "clt_act_gelu_erf";
+    case CLT_GELU_TANH: return "clt_act_gelu_tanh";
+    case CLT_TANH: return "clt_act_tanh";
+    case CLT_SIGMOID: return "clt_act_sigmoid";
+    case CLT_SILU: return "clt_act_silu";
+    default: return NULL;
+    }
+}
+
 static unsigned act_code(clt_unary_op act)
 {
     switch (act) {

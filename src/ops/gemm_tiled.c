@@ -75,21 +75,6 @@ static gemm_variant variant_override(int *cfg_index, int *pieces)
     return V_AUTO;
 }
 
-/* The activation's device function, "" for identity, NULL when the epilogue cannot fuse it. */
-static const char *act_function(clt_unary_op op)
-{
-    switch (op) {
-    case CLT_IDENTITY: return "";
-    case CLT_RELU: return "clt_act_relu";
-    case CLT_GELU_ERF: return "clt_act_gelu_erf";
-    case CLT_GELU_TANH: return "clt_act_gelu_tanh";
-    case CLT_TANH: return "clt_act_tanh";
-    case CLT_SIGMOID: return "clt_act_sigmoid";
-    case CLT_SILU: return "clt_act_silu";
-    default: return NULL;
-    }
-}
-
 /* Largest element index + 1 of a rows x cols matrix with leading dimension ld. */
 static int64_t span(int64_t rows, int64_t cols, int64_t ld)
 {
@@ -388,7 +373,7 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
     if (p->m > MAX_DIM || p->n > MAX_DIM || p->k > MAX_DIM)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: our GEMM kernels take m, n, k < %lld",
                          who, (long long)MAX_DIM);
-    const char *act = act_function(p->act);
+    const char *act = clt__epilogue_act_name(p->act);
     if (!act)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);

@@ -10,6 +10,7 @@
  *   a guess, so large convolutions with a long K (>= 4 GFLOP, K >= 512) go to CLBlast there. */
 #include "tune/conv_dispatch.h"
 
+#include "tune/dispatch_common.h"
 #include "tune/tuning_file.h"
 
 #include <stdlib.h>
@@ -35,20 +36,10 @@ const clt__conv_rule *clt__conv_rule_for(const clt_context *ctx)
 
 const clt__conv_rule *clt__conv_rule_builtin(const clt_context *ctx)
 {
-    const clt_device_info *info = &ctx->dev->entry->info;
     for (size_t i = 0; i + 1 < RULE_COUNT; i++) {
         const clt__conv_rule *r = &rules[i];
-        if (r->profile && strcmp(r->profile, ctx->limits.profile) != 0)
-            continue;
-        if (!r->profile && strcmp(ctx->limits.profile, "native") != 0)
-            continue;
-        if (r->vendor != CLT_VENDOR_OTHER && r->vendor != info->vendor)
-            continue;
-        if (r->type != CLT_DEVICE_OTHER && r->type != info->type)
-            continue;
-        if (r->name_contains && !clt__contains_nocase(info->device_name, r->name_contains))
-            continue;
-        return r;
+        if (clt__rule_matches(ctx, r->profile, r->vendor, r->type, r->name_contains))
+            return r;
     }
     return &rules[RULE_COUNT - 1];
 }
@@ -72,34 +63,21 @@ clt__conv_impl clt__conv_choose(const clt_context *ctx, const clt__conv_problem 
     return clt__conv_flop(g) >= r->clblast_min_flop ? CLT_CONV_IMPL_CLBLAST : CLT_CONV_IMPL_TILED;
 }
 
-static clt_status run(clt__conv_impl impl, clt_context *ctx, const clt__conv_problem *p,
-                      const char *who)
+static clt_status run_ours(clt_context *ctx, const void *p, const char *who)
 {
-    return impl == CLT_CONV_IMPL_CLBLAST ? clt__conv2d_clblast(ctx, p, who)
-                                         : clt__conv2d_ours(ctx, p, who);
+    return clt__conv2d_ours(ctx, p, who);
 }
 
+static clt_status run_clblast(clt_context *ctx, const void *p, const char *who)
+{
+    return clt__conv2d_clblast(ctx, p, who);
+}
+
+/* A refusal leaves at most workspace writes behind; the other path rewrites all of out. */
 clt_status clt__conv_dispatch(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
-    clt__conv_impl first = clt__conv_choose(ctx, p);
-    clt_status st = run(first, ctx, p, who);
-    if (st != CLT_ERR_UNSUPPORTED)
-        return st;
-    /* A refusal leaves at most workspace writes behind; the other path rewrites all of out. */
-    char *why = strdup(clt_last_error(ctx));
-    clt__conv_impl second = first == CLT_CONV_IMPL_TILED ? CLT_CONV_IMPL_CLBLAST : CLT_CONV_IMPL_TILED;
-    if (clt__log_enabled())
-        clt__log("%s: %s refused (%s), trying %s\n", who, clt__conv_impl_name(first),
-                 why ? why : "?", clt__conv_impl_name(second));
-    st = run(second, ctx, p, who);
-    if (st == CLT_ERR_UNSUPPORTED) {
-        char *why2 = strdup(clt_last_error(ctx));
-        st = clt__fail(ctx, CLT_ERR_UNSUPPORTED,
-                       "%s: no Conv2D implementation takes this problem: %s: %s; %s: %s", who,
-                       clt__conv_impl_name(first), why ? why : "?", clt__conv_impl_name(second),
-                       why2 ? why2 : "?");
-        free(why2);
-    }
-    free(why);
-    return st;
+    const clt__impl ours = {"tiled", run_ours}, clblast = {"clblast", run_clblast};
+    int first_ours = clt__conv_choose(ctx, p) == CLT_CONV_IMPL_TILED;
+    return clt__run_with_fallback(ctx, "Conv2D", p, who, first_ours ? ours : clblast,
+                                  first_ours ? clblast : ours);
 }

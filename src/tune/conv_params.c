@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tune/dispatch_common.h"
 #include "tune/conv_params.h"
 
 static const clt__conv_table nvidia_table = {
@@ -35,16 +36,11 @@ static const clt__conv_table default_table = {
 
 const clt__conv_table *clt__conv_table_for(const clt_context *ctx)
 {
-    if (!strcmp(ctx->limits.profile, "gfx902"))
-        return &amd_table;
-    const clt_device_info *info = &ctx->dev->entry->info;
-    if (info->type == CLT_DEVICE_CPU)
-        return &cpu_table;
-    if (info->vendor == CLT_VENDOR_NVIDIA)
-        return &nvidia_table;
-    if (info->vendor == CLT_VENDOR_AMD)
-        return &amd_table;
-    return &default_table;
+    static const clt__conv_table *const by_class[] = {[CLT__CLASS_NVIDIA] = &nvidia_table,
+                                                   [CLT__CLASS_AMD] = &amd_table,
+                                                   [CLT__CLASS_CPU] = &cpu_table,
+                                                   [CLT__CLASS_DEFAULT] = &default_table};
+    return by_class[clt__device_class_of(ctx)];
 }
 
 void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *buf, size_t cap)

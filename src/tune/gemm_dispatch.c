@@ -16,6 +16,7 @@
  * The gfx902 profile matches by profile name, so tests and benches on any device see the choices
  * gfx902 would make. */
 #include "tune/gemm_dispatch.h"
+#include "tune/dispatch_common.h"
 #include "tune/tuning_file.h"
 
 #include <stdlib.h>
@@ -41,20 +42,10 @@ const clt__gemm_rule *clt__gemm_rule_for(const clt_context *ctx)
 
 const clt__gemm_rule *clt__gemm_rule_builtin(const clt_context *ctx)
 {
-    const clt_device_info *info = &ctx->dev->entry->info;
     for (size_t i = 0; i + 1 < RULE_COUNT; i++) {
         const clt__gemm_rule *r = &rules[i];
-        if (r->profile && strcmp(r->profile, ctx->limits.profile) != 0)
-            continue;
-        if (!r->profile && strcmp(ctx->limits.profile, "native") != 0)
-            continue; /* another profile: only its own row or the default */
-        if (r->vendor != CLT_VENDOR_OTHER && r->vendor != info->vendor)
-            continue;
-        if (r->type != CLT_DEVICE_OTHER && r->type != info->type)
-            continue;
-        if (r->name_contains && !clt__contains_nocase(info->device_name, r->name_contains))
-            continue;
-        return r;
+        if (clt__rule_matches(ctx, r->profile, r->vendor, r->type, r->name_contains))
+            return r;
     }
     return &rules[RULE_COUNT - 1];
 }
@@ -78,33 +69,21 @@ clt__gemm_impl clt__gemm_choose(const clt_context *ctx, const clt__gemm_problem 
     return flop >= r->clblast_min_flop ? CLT_GEMM_IMPL_CLBLAST : CLT_GEMM_IMPL_TILED;
 }
 
-static clt_status run(clt__gemm_impl impl, clt_context *ctx, const clt__gemm_problem *p,
-                      const char *who)
+static clt_status run_tiled(clt_context *ctx, const void *p, const char *who)
 {
-    return impl == CLT_GEMM_IMPL_CLBLAST ? clt__gemm_clblast(ctx, p, who)
-                                         : clt__gemm_tiled(ctx, p, who);
+    return clt__gemm_tiled(ctx, p, who);
 }
 
+static clt_status run_clblast(clt_context *ctx, const void *p, const char *who)
+{
+    return clt__gemm_clblast(ctx, p, who);
+}
+
+/* Neither implementation enqueues anything before it can say "unsupported". */
 clt_status clt__gemm_dispatch(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
-    clt__gemm_impl first = clt__gemm_choose(ctx, p);
-    clt_status st = run(first, ctx, p, who);
-    if (st != CLT_ERR_UNSUPPORTED)
-        return st;
-    /* Neither implementation enqueues anything before it can say "unsupported". */
-    char *why = strdup(clt_last_error(ctx));
-    clt__gemm_impl second = first == CLT_GEMM_IMPL_TILED ? CLT_GEMM_IMPL_CLBLAST : CLT_GEMM_IMPL_TILED;
-    if (clt__log_enabled())
-        clt__log("%s: %s refused (%s), trying %s\n", who, clt__gemm_impl_name(first),
-                 why ? why : "?", clt__gemm_impl_name(second));
-    st = run(second, ctx, p, who);
-    if (st == CLT_ERR_UNSUPPORTED) {
-        char *why2 = strdup(clt_last_error(ctx));
-        st = clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no GEMM implementation takes this problem: %s: %s; %s: %s",
-                       who, clt__gemm_impl_name(first), why ? why : "?",
-                       clt__gemm_impl_name(second), why2 ? why2 : "?");
-        free(why2);
-    }
-    free(why);
-    return st;
+    const clt__impl tiled = {"tiled", run_tiled}, clblast = {"clblast", run_clblast};
+    int first_tiled = clt__gemm_choose(ctx, p) == CLT_GEMM_IMPL_TILED;
+    return clt__run_with_fallback(ctx, "GEMM", p, who, first_tiled ? tiled : clblast,
+                                  first_tiled ? clblast : tiled);
 }
