@@ -72,6 +72,22 @@ static clt_status train_kernel(clt_context *ctx, const char *who, const char *na
     }
 }
 
+/* One item per element over a full grid (the Adam and Fourier kernels have no stride loop, which
+ * lets POCL vectorise a work-group across its items; GPUs gain nothing from a capped grid here). */
+static clt_status launch_full(clt_context *ctx, cl_kernel k, uint64_t items, const char *who)
+{
+    size_t local = 256;
+    size_t kmax = clt__kernel_work_group_limit(ctx, k);
+    if (local > ctx->limits.max_work_group_size)
+        local = (size_t)ctx->limits.max_work_group_size;
+    if (local > kmax)
+        local = kmax;
+    if (local == 0)
+        local = 1;
+    size_t global = (size_t)((items + local - 1) / local) * local;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
+}
+
 /* ------------------------------------------------------------------------------------ Adam */
 
 static int in_unit(float b) { return b >= 0.0f && b < 1.0f; }
@@ -125,7 +141,7 @@ clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *
         (st = clt__set_arg(ctx, k, 5, sizeof count, &count, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof s, &s, who)))
         return st;
-    return clt__launch_1d(ctx, k, count, who);
+    return launch_full(ctx, k, count, who);
 }
 
 /* ------------------------------------------------------------------------------------ MSE */
@@ -224,5 +240,5 @@ clt_status clt_fourier_features(const clt_tensor *x, const clt_tensor *B, float 
         (st = clt__set_arg(ctx, k, 4, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, k, 5, sizeof scale, &scale, who)))
         return st;
-    return clt__launch_1d(ctx, k, (uint64_t)out->numel, who);
+    return launch_full(ctx, k, (uint64_t)(n * f), who);
 }
