@@ -5,8 +5,8 @@
  *
  * Tolerances: the device works in f32 through ~10 chained ops; gradients agree with the double
  * backward to 2e-4 * (1 + max |grad|) (each layer's GEMM sums <= 13 products; tanh' loses a few ulp
- * near saturation); after one Adam step the parameters agree to 1e-5 absolute (the update is
- * ~lr = 1e-3 per element, so 1% of it: the step's sign and size are checked, not just the start).
+ * near saturation); one Adam step from the device's gradients agrees with the double update to 1e-5
+ * absolute (the update is ~lr = 1e-3 per element: its sign and size are checked).
  */
 #include <check.h>
 #include <math.h>
@@ -114,8 +114,10 @@ START_TEST(pinn_backward_and_adam_match_double_reference)
     for (int64_t i = 0; i < np; i++)
         ck_assert_msg(fabs(dg[i] - grad[i]) <= 2e-4 * (1 + gmax), "grad[%lld] = %.9g, want %.9g",
                       (long long)i, dg[i], grad[i]);
+    /* Adam from the device's own gradients: where |grad| is near eps the update g / (|g| + eps)
+     * swings with the gradient's last bits, which the gradient check above already bounds */
     for (int64_t i = 0; i < np; i++)
-        pm[i] = p0[i], mm[i] = 0.0, vv[i] = 0.0;
+        pm[i] = p0[i], mm[i] = 0.0, vv[i] = 0.0, grad[i] = dg[i];
     ref_adam_step(np, pm, grad, mm, vv, 1e-3, 0.9, 0.999, 1e-8, 0.0, 1);
     int moved = 0;
     for (int64_t i = 0; i < np; i++) {
