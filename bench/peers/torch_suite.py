@@ -185,6 +185,7 @@ class Peer:
                     return forward()
             return Bench(run_forward, note="no_grad")
 
+        @torch.enable_grad()  # the runner measures under no_grad
         def run_train():
             last = None
             for i in range(1, steps + 1):
