@@ -106,5 +106,7 @@ clt_status bench_setup_maxpool2d(bench_env *env, const bench_case *c, bench_run 
 clt_status bench_setup_maxpool2d_backward(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_avgpool2d(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_global_avgpool(bench_env *env, const bench_case *c, bench_run *out);
+/* bench_pinn.c: p = {points, steps (0: forward only), read the loss every k-th step}. */
+clt_status bench_setup_pinn(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

@@ -5,14 +5,14 @@
 #include "bench_cases.h"
 
 static const bench_case pinn_cases[] = {
-    {"pinn_forward/200", NULL, {200, 0, 0}, 0},
-    {"pinn_forward/1000", NULL, {1000, 0, 0}, 0},
-    {"pinn_forward/10000", NULL, {10000, 0, 0}, 0},
-    {"pinn_train_step/200", NULL, {200, 1, 1}, 0},
-    {"pinn_train_step/1000", NULL, {1000, 1, 1}, 0},
-    {"pinn_train_step/10000", NULL, {10000, 1, 1}, 0},
-    {"pinn_100_epochs/200", NULL, {200, 100, 1}, 0},
-    {"pinn_100_epochs_deferred10/200", NULL, {200, 100, 10}, 0},
+    {"pinn_forward/200", bench_setup_pinn, {200, 0, 0}, 0},
+    {"pinn_forward/1000", bench_setup_pinn, {1000, 0, 0}, 0},
+    {"pinn_forward/10000", bench_setup_pinn, {10000, 0, 0}, 0},
+    {"pinn_train_step/200", bench_setup_pinn, {200, 1, 1}, 0},
+    {"pinn_train_step/1000", bench_setup_pinn, {1000, 1, 1}, 0},
+    {"pinn_train_step/10000", bench_setup_pinn, {10000, 1, 1}, 0},
+    {"pinn_100_epochs/200", bench_setup_pinn, {200, 100, 1}, 0},
+    {"pinn_100_epochs_deferred10/200", bench_setup_pinn, {200, 100, 10}, 0},
 };
 
 const bench_suite bench_suite_pinn = {"pinn", pinn_cases,

@@ -341,6 +341,15 @@ CLT_API clt_status clt_tensor_copy(clt_tensor *dst, const clt_tensor *src);
  *  (inferred). The view stays valid after t is freed. */
 CLT_API clt_status clt_tensor_reshape(const clt_tensor *t, int ndim, const int64_t *shape,
                                       clt_tensor **out);
+/** A view of the contiguous elements [offset, offset + numel(shape)) of t (counted from t's own
+ *  first element), with the given shape, sharing t's memory: e.g. every layer's weight and bias as
+ *  views of one flat parameter tensor. The view stays valid after t is freed. Ops see views like any
+ *  tensor; two views overlap (CLT_ERR_ALIASING where an op forbids it) only when their element
+ *  ranges intersect. Statuses: CLT_ERR_INVALID_ARGUMENT (NULL t/out, shape NULL with ndim > 0,
+ *  offset < 0), CLT_ERR_INVALID_SHAPE (ndim outside 0..CLT_MAX_DIMS, a negative dim, or the range
+ *  past t's end), CLT_ERR_SIZE_OVERFLOW. */
+CLT_API clt_status clt_tensor_view(const clt_tensor *t, int64_t offset, int ndim, const int64_t *shape,
+                                   clt_tensor **out);
 
 CLT_API clt_context *clt_tensor_context(const clt_tensor *t);
 CLT_API clt_dtype clt_tensor_dtype(const clt_tensor *t);
@@ -361,5 +370,6 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #include "cltensor_gemm.h"
 #include "cltensor_conv.h"
 #include "cltensor_profile.h"
+#include "cltensor_train.h"
 
 #endif /* CLTENSOR_H */

@@ -34,6 +34,8 @@ CONV_CASES = [(8, 64, 56, 64, 3, 1, 1), (8, 3, 224, 64, 7, 2, 3), (32, 128, 28, 
               (8, 256, 56, 64, 1, 1, 0), (1, 64, 56, 64, 3, 1, 1)]
 SEED_CONV = (1, 16, 64, 32, 3, 1, 1)
 MAX_REPS = 10_000_000
+PINN_SIZES = [200, 1000, 10000]
+PINN_FREQS, PINN_WIDTH = 64, 128
 
 
 class Bench:
@@ -155,6 +157,47 @@ class Peer:
 
         return Bench(run, note="non_blocking copy to pinned + stream sync")
 
+    # ------------------------------------------------------------------ pinn
+    def pinn(self, n, steps, every):
+        """The network of bench/pinn_net.c: Fourier features 2 -> 128 (B ~ N(0, 2^2) fixed), three
+        Linear + tanh of 128, Linear to 2; MSE; torch.optim.Adam(lr 1e-3). steps 0: one forward
+        under no_grad; else `steps` train steps with loss.item() after every `every`-th step."""
+        gen = torch.Generator().manual_seed(n)
+        x = torch.rand(n, 2, generator=gen).to(self.device)
+        tx, ty = x[:, 0], x[:, 1]
+        target = torch.stack([torch.sin(3 * torch.pi * tx) * torch.sin(3 * torch.pi * ty),
+                              torch.cos(3 * torch.pi * tx)], dim=1)
+        B = (2.0 * torch.randn(2, PINN_FREQS, generator=gen)).to(self.device)
+        net = torch.nn.Sequential(torch.nn.Linear(2 * PINN_FREQS, PINN_WIDTH), torch.nn.Tanh(),
+                                  torch.nn.Linear(PINN_WIDTH, PINN_WIDTH), torch.nn.Tanh(),
+                                  torch.nn.Linear(PINN_WIDTH, PINN_WIDTH), torch.nn.Tanh(),
+                                  torch.nn.Linear(PINN_WIDTH, 2)).to(self.device)
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8)
+        two_pi = 2.0 * torch.pi
+
+        def forward():
+            p = two_pi * (x @ B)
+            return net(torch.cat([torch.sin(p), torch.cos(p)], dim=1))
+
+        if steps == 0:
+            def run_forward():
+                with torch.no_grad():
+                    return forward()
+            return Bench(run_forward, note="no_grad")
+
+        @torch.enable_grad()  # the runner measures under no_grad
+        def run_train():
+            last = None
+            for i in range(1, steps + 1):
+                opt.zero_grad(set_to_none=True)
+                loss = F.mse_loss(forward(), target)
+                loss.backward()
+                opt.step()
+                if i % every == 0:
+                    last = loss.item()
+            return last
+        return Bench(run_train, note="loss.item() every step" if every == 1 else f"loss.item() every {every}th step")
+
     # ------------------------------------------------------------------ the case list
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
@@ -186,7 +229,11 @@ class Peer:
         elif suite == "conv":
             out += [(f"conv2d/n{n}c{c}h{h}o{o}k{k}s{s}", lambda a=(n, c, h, o, k, s, p): self.conv(*a))
                     for n, c, h, o, k, s, p in CONV_CASES]
-        # pinn: not written for the torch peer yet (omitted, as BENCHMARKS.md allows)
+        elif suite == "pinn":
+            out += [(f"pinn_forward/{n}", lambda n=n: self.pinn(n, 0, 1)) for n in PINN_SIZES]
+            out += [(f"pinn_train_step/{n}", lambda n=n: self.pinn(n, 1, 1)) for n in PINN_SIZES]
+            out.append(("pinn_100_epochs/200", lambda: self.pinn(200, 100, 1)))
+            out.append(("pinn_100_epochs_deferred10/200", lambda: self.pinn(200, 100, 10)))
         return out
 
 

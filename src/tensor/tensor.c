@@ -284,6 +284,36 @@ clt_status clt_tensor_reshape(const clt_tensor *t, int ndim, const int64_t *shap
     return CLT_SUCCESS;
 }
 
+clt_status clt_tensor_view(const clt_tensor *t, int64_t offset, int ndim, const int64_t *shape,
+                           clt_tensor **out)
+{
+    static const char *who = "clt_tensor_view";
+    if (out)
+        *out = NULL;
+    if (!t || !out)
+        return clt__fail(t ? t->ctx : NULL, CLT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", who,
+                         t ? "out" : "t");
+    clt_context *ctx = t->ctx;
+    if (offset < 0)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: offset %lld is negative", who,
+                         (long long)offset);
+    int64_t numel;
+    size_t nbytes;
+    clt_status st = clt__shape_check(ctx, who, t->dtype, ndim, shape, &numel, &nbytes);
+    if (st != CLT_SUCCESS)
+        return st;
+    if (offset > t->numel || numel > t->numel - offset)
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE,
+                         "%s: elements [%lld, %lld + %lld) outside the tensor's %lld", who,
+                         (long long)offset, (long long)offset, (long long)numel, (long long)t->numel);
+    size_t start = t->offset + (size_t)offset * clt_dtype_size(t->dtype);
+    clt_tensor *v = new_handle(ctx, t->storage, start, t->dtype, ndim, shape, numel, nbytes);
+    if (!v)
+        return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
+    *out = v;
+    return CLT_SUCCESS;
+}
+
 cl_mem clt_tensor_cl_mem(const clt_tensor *t, size_t *offset_bytes)
 {
     if (!t)

@@ -1,0 +1,70 @@
+/*
+ * cltensor training ops: the optimizer step, the loss and the input encoding of a small network,
+ * each ONE kernel launch. Included by cltensor.h. f32 only; ops only enqueue.
+ *
+ * The intended layout (see bench/bench_pinn.c): every parameter of a network in ONE flat tensor and
+ * each layer's weight and bias as clt_tensor_view()s of it, and the same for the gradients and the
+ * two Adam moments; then the whole network's update is a single clt_adam_step over the flat tensors.
+ *
+ * Common rules (as in cltensor_ops.h): every tensor of a call belongs to the same context
+ * (CLT_ERR_CONTEXT_MISMATCH), is f32 (CLT_ERR_INVALID_DTYPE) and not NULL (CLT_ERR_INVALID_ARGUMENT);
+ * on any error nothing is enqueued and no tensor changes; clt_last_error(ctx) names the call.
+ */
+#ifndef CLTENSOR_TRAIN_H
+#define CLTENSOR_TRAIN_H
+
+#include "cltensor.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Adam hyper-parameters, as torch.optim.Adam (amsgrad off). weight_decay is L2 regularisation
+ *  added to the gradient (grad + weight_decay * param), not AdamW's decoupled decay. */
+typedef struct clt_adam_params {
+    float lr;           /* >= 0 */
+    float beta1, beta2; /* each in [0, 1) */
+    float eps;          /* >= 0 */
+    float weight_decay; /* >= 0 */
+} clt_adam_params;
+
+/** torch.optim.Adam's defaults: lr 1e-3, betas 0.9 / 0.999, eps 1e-8, weight_decay 0. */
+CLT_API void clt_adam_params_init(clt_adam_params *p);
+
+/** One fused Adam update of param, m (first moment) and v (second moment) from grad, in place:
+ *    g = grad + weight_decay * param
+ *    m = beta1 * m + (1 - beta1) * g;  v = beta2 * v + (1 - beta2) * g^2
+ *    param -= (lr / (1 - beta1^step)) * m / (sqrt(v) / sqrt(1 - beta2^step) + eps)
+ *  step is the 1-based number of this update (the bias corrections are computed on the host in
+ *  double). Zero m and v before the first step. grad is only read. The four tensors have the same
+ *  shape (CLT_ERR_INVALID_SHAPE) and no two of them overlap (CLT_ERR_ALIASING). step < 1 or a
+ *  hyper-parameter outside its range (or not finite): CLT_ERR_INVALID_ARGUMENT. One launch. */
+CLT_API clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m,
+                                 clt_tensor *v, const clt_adam_params *p, int64_t step);
+
+/** Mean squared error: out = sum((pred - target)^2) / numel(pred), as torch's mse_loss with
+ *  reduction 'mean' (NaN when pred is empty). pred and target have the same shape (no
+ *  broadcasting; CLT_ERR_INVALID_SHAPE); out has exactly one element (any shape, e.g. [] or [1];
+ *  else CLT_ERR_INVALID_SHAPE) and may not overlap pred or target (CLT_ERR_ALIASING). One launch:
+ *  a single work-group reduces everything in a fixed order (deterministic), so it suits losses of
+ *  up to ~1M elements; larger ones should use clt_reduce. */
+CLT_API clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out);
+
+/** Gradient of clt_mse_loss with respect to pred: dpred = 2 / numel * (pred - target). All three
+ *  have the same shape (CLT_ERR_INVALID_SHAPE). dpred may be the same memory as pred or target (in
+ *  place); any other overlap is CLT_ERR_ALIASING. One launch. */
+CLT_API clt_status clt_mse_loss_backward(const clt_tensor *pred, const clt_tensor *target,
+                                         clt_tensor *dpred);
+
+/** Random Fourier features: with p = scale * (x @ B), x [N, d] and B [d, F],
+ *  out [N, 2F] = [sin(p), cos(p)] (columns 0..F-1 the sines, F..2F-1 the cosines). scale is
+ *  typically 2*pi; it must be finite (CLT_ERR_INVALID_ARGUMENT). Shapes must match (2-D tensors,
+ *  CLT_ERR_INVALID_SHAPE). out may not overlap x or B (CLT_ERR_ALIASING). One launch, one work item
+ *  per output element (d multiply-adds each), so it is meant for small d (input coordinates). */
+CLT_API clt_status clt_fourier_features(const clt_tensor *x, const clt_tensor *B, float scale,
+                                        clt_tensor *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLTENSOR_TRAIN_H */
