@@ -8,7 +8,7 @@
 #
 #   bash ci/compare.sh [OUTDIR]            (default: build/compare)
 #
-# Environment: SUITES (default all), TORCH_PYTHON (a python with torch; else python3 if it has torch,
+# Environment: SUITES (default all), SPLIT_SUITES (the profiled run; default SUITES), TORCH_PYTHON (a python with torch; else python3 if it has torch,
 # else a venv in ~/.cache/cltensor-torch-venv made with pip — a peer that cannot be installed is
 # skipped with a message, never faked), CLT_SKIP_SETUP=1 (use the existing build/ as it is).
 set -uo pipefail
@@ -34,7 +34,7 @@ for impl in tiled clblast; do
     rm -f "$out/gemm_$impl.jsonl" "$out/conv_$impl.jsonl"
 done
 step "cltensor with the profiler: split columns"
-"$bench" --suite "$suites" --split --trace "$out/trace.json" --json "$out/split.jsonl" \
+"$bench" --suite "${SPLIT_SUITES:-$suites}" --split --trace "$out/trace.json" --json "$out/split.jsonl" \
     > "$out/split.md" 2>> "$out/cltensor.log"
 
 # The PyTorch peer, on the device class clt-bench used.
