@@ -13,12 +13,9 @@
  * column p for the whole kernel: (n, oy, ox) and the image base pointer are decoded once.
  * K order:
  *   CHMAJOR 0: k flattened as (ci, ky, kx); each gathered element decodes its k (two divisions).
- *   CHMAJOR 1: K walked in slices of KWG channels at one window position (needs Ci_g % KWG == 0,
- *              host checks), so the gather is one add per element and the bounds test is once per
- *              slice. A is then read with stride Kh*Kw. Consecutive slices walk the Kh*Kw window
- *              positions of one channel chunk (WINDOW_INNER 1): both operands then come back to
- *              the same cache lines within Kh*Kw slices (each input element serves every window
- *              position), instead of after a sweep over all Ci_g channels (WINDOW_INNER 0).
+ *   CHMAJOR 1: K walked as (ky, kx) outer, KWG channels inner (needs Ci_g % KWG == 0, host
+ *              checks): one window position per slice, so the gather is one add per element and
+ *              the bounds test is once per slice. A is then read with stride Kh*Kw (cached).
  * Out-of-range rows, columns and k load zeros and are never stored: any shape works.
  * Groups: grid dimension 2.
  *
@@ -31,7 +28,7 @@
  * Grid: (ceil(P / NWG) * WG, ceil(Co_g / MWG), groups), local (WG, 1, 1).
  * Indices are int inside one image / weight tensor (host checks); image bases are 64-bit.
  *
- * -D contract: MWG, NWG, KWG, MDIMC, NDIMC, CHMAJOR, WINDOW_INNER (below). The activation is an argument
+ * -D contract: MWG, NWG, KWG, MDIMC, NDIMC, CHMAJOR (below). The activation is an argument
  * (flags >> 8, common/conv_act.h), not a -D: one program for all seven.
  */
 #include "common/conv_act.h"
@@ -53,9 +50,6 @@
 #endif
 #ifndef CHMAJOR
 #define CHMAJOR 0
-#endif
-#ifndef WINDOW_INNER
-#define WINDOW_INNER 1
 #endif
 
 #define WG (MDIMC * NDIMC)
@@ -91,11 +85,7 @@ typedef struct conv_gather {
 inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
 {
 #if CHMAJOR
-#if WINDOW_INNER
-    const int cc = s / q->KHW, rk = s - cc * q->KHW, ci0 = cc * KWG;
-#else
     const int rk = s / q->cb, ci0 = (s - rk * q->cb) * KWG;
-#endif
     const int ky = rk / q->Kw, kx = rk - ky * q->Kw;
     const int iy = q->iy0 + ky * q->dh, ix = q->ix0 + kx * q->dw;
     const int inb = q->pvalid && iy >= 0 && iy < q->H && ix >= 0 && ix < q->W;
