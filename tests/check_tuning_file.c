@@ -178,9 +178,10 @@ START_TEST(corrupt_or_foreign_files_are_ignored)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         clt__tuning_entries *e = malloc(sizeof *e);
         *e = *good;
-        for (int j = 0; j < e->n; j++) /* so that tiled.2 leaves a gap on every device */
-            if (!strcmp(e->kv[j].key, "gemm.tiled.1"))
-                e->kv[j--] = e->kv[--e->n];
+        if (!strcmp(cases[i][0], "gemm.tiled.2")) /* so that tiled.2 leaves a gap on every device */
+            for (int j = 0; j < e->n; j++)
+                if (!strcmp(e->kv[j].key, "gemm.tiled.1"))
+                    e->kv[j--] = e->kv[--e->n];
         ck_assert_int_eq(clt__tuning_set(e, cases[i][0], cases[i][1]), 0);
         write_file(path, e);
         expect_ignored(path, cases[i][2]);

@@ -5,11 +5,11 @@
  *   small problems (its direct kernel) but up to five for larger ones whose sizes are not multiples
  *   of its tiles (pad/transpose A and B, the GEMM, un-pad C), plus one more for our epilogue. On
  *   NVIDIA each launch costs ~5.5 us of host time, so below a few GFLOP ours wins on launches alone.
- * - For large problems the kernel itself decides. On the H200 CLBlast's SGEMM reaches ~29.7
- *   TFLOP/s at 4096 and a GPU-style tiled prototype ~28: CLBlast keeps the big square ones
- *   (all dims >= 2048, >= 17 GFLOP, where its extra launches are < 1% of the time) until our
- *   kernels measure faster there. AMD and other GPUs: CLBlast ships tuned parameters for many of
- *   them, so the same rule at 1024.
+ * - For large problems the kernel itself decides. On the H200 ours wins at every size measured
+ *   (clt-bench --impl tiled vs clblast, 2026-11-29: 2048^3 433 vs 703 us, 4096^3 3409 vs 4610,
+ *   8192^3 26987 vs 32992; clt-tune --quick: "always ours"), so NVIDIA never picks CLBlast.
+ *   AMD and other GPUs: CLBlast ships tuned parameters for many of them and our tables there are
+ *   unmeasured, so CLBlast takes large products (all dims >= 1024, >= 2 GFLOP).
  * - CPU devices (POCL): CLBlast's kernels are GPU-style (local-memory tiles), the style that
  *   measured ~6x slower than a CPU-style kernel on POCL; and it compiles for seconds per routine.
  *   Never chosen there by auto.
@@ -27,7 +27,7 @@
 static const clt__gemm_rule rules[] = {
     {"gfx902", "gfx902", CLT_VENDOR_OTHER, CLT_DEVICE_OTHER, NULL, 1024, 2.0 * GFLOP},
     {"cpu", NULL, CLT_VENDOR_OTHER, CLT_DEVICE_CPU, NULL, 0, 0.0},
-    {"nvidia", NULL, CLT_VENDOR_NVIDIA, CLT_DEVICE_GPU, NULL, 2048, 17.0 * GFLOP},
+    {"nvidia", NULL, CLT_VENDOR_NVIDIA, CLT_DEVICE_GPU, NULL, 0, 0.0},
     {"amd", NULL, CLT_VENDOR_AMD, CLT_DEVICE_GPU, NULL, 1024, 2.0 * GFLOP},
     {"default", NULL, CLT_VENDOR_OTHER, CLT_DEVICE_OTHER, NULL, 1024, 2.0 * GFLOP},
 };
