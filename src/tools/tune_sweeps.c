@@ -7,6 +7,8 @@
 
 const tune_sweep tune_sweeps[] = {
     {"gemm-params", "GEMM kernel parameters (large, small, GEMV paths)", tune_gemm_params},
+    {"gemm-small", "GEMM small/skinny path vs the large path (small_volume, skinny)",
+     tune_gemm_small_crossover},
     {"gemm-crossover", "GEMM ours vs CLBlast crossover (FLOPs, min dim)", tune_gemm_crossover},
     {"conv-crossover", "Conv2D ours vs CLBlast (im2col + GEMM) crossover (FLOPs, K)",
      tune_conv_crossover},

@@ -42,6 +42,9 @@ int tune_gemm_crossover(tune_env *env);
  * run only). */
 int tune_gemm_entries(tune_env *env);
 
+/* tune_small.c */
+int tune_gemm_small_crossover(tune_env *env);
+
 /* tune_conv.c */
 int tune_conv_crossover(tune_env *env);
 
