@@ -4,7 +4,6 @@
  * relative to the faster one: the auto rule's form (conv_dispatch.h) fitted to the measurements.
  * "never" wins ties within 0.5%. 1x1 and depthwise layers are always ours (a GEMM / a direct
  * kernel), so they are not swept. */
-#include <math.h>
 #include <string.h>
 
 #include "tune_sweeps.h"
@@ -74,21 +73,13 @@ static double time_conv(tune_env *env, const cshape *c)
     return t.us_median;
 }
 
-static double rel_cost(const cshape *s, int clblast)
-{
-    double o = s->us_ours > 0 ? s->us_ours : INFINITY, c = s->us_clblast > 0 ? s->us_clblast : INFINITY;
-    double best = o < c ? o : c;
-    if (!isfinite(best))
-        return 0.0;
-    return (clblast ? c : o) / best;
-}
-
 /* Sum of relative costs under the rule (f, k); f = 0: never CLBlast. */
 static double cost(const cshape *sh, int n, double f, int64_t k)
 {
     double total = 0;
     for (int i = 0; i < n; i++)
-        total += rel_cost(&sh[i], f > 0 && flop_of(&sh[i]) >= f && k_of(&sh[i]) >= k);
+        total += tune_rel_cost(sh[i].us_ours, sh[i].us_clblast,
+                               f > 0 && flop_of(&sh[i]) >= f && k_of(&sh[i]) >= k);
     return total;
 }
 

@@ -3,7 +3,6 @@
  * (min dim, FLOP) pair, or "never", that minimises the sum over shapes of the chosen
  * implementation's time relative to the faster one: the auto rule's form (gemm_dispatch.h) fitted to
  * the measurements. "never" (and then fewer CLBlast shapes) wins ties within 0.5%. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,22 +18,13 @@ typedef struct xshape {
 static int64_t min3(int64_t a, int64_t b, int64_t c) { return a < b ? (a < c ? a : c) : (b < c ? b : c); }
 static double flop_of(const xshape *s) { return 2.0 * (double)s->m * (double)s->n * (double)s->k; }
 
-static double rel_cost(const xshape *s, int clblast)
-{
-    double o = s->us_ours > 0 ? s->us_ours : INFINITY, c = s->us_clblast > 0 ? s->us_clblast : INFINITY;
-    double best = o < c ? o : c;
-    if (!isfinite(best))
-        return 0.0; /* neither ran: says nothing */
-    return (clblast ? c : o) / best;
-}
-
 /* Sum of relative costs under the rule (d, f); d = 0: never CLBlast. */
 static double cost(const xshape *sh, int n, int64_t d, double f)
 {
     double total = 0;
     for (int i = 0; i < n; i++) {
         int cl = d > 0 && min3(sh[i].m, sh[i].n, sh[i].k) >= d && flop_of(&sh[i]) >= f;
-        total += rel_cost(&sh[i], cl);
+        total += tune_rel_cost(sh[i].us_ours, sh[i].us_clblast, cl);
     }
     return total;
 }

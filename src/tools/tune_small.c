@@ -16,22 +16,13 @@ typedef struct sshape {
     double us_small, us_big;
 } sshape;
 
-static double rel(const sshape *s, int small)
-{
-    double a = s->us_small > 0 ? s->us_small : INFINITY, b = s->us_big > 0 ? s->us_big : INFINITY;
-    double best = a < b ? a : b;
-    if (!isfinite(best))
-        return 0.0;
-    return (small ? a : b) / best;
-}
-
 static double cost(const sshape *sh, int n, double volume, int64_t skinny)
 {
     double total = 0;
     for (int i = 0; i < n; i++) {
         double v = (double)sh[i].m * (double)sh[i].n * (double)sh[i].k;
         int64_t mn = sh[i].m < sh[i].n ? sh[i].m : sh[i].n;
-        total += rel(&sh[i], v <= volume || mn <= skinny);
+        total += tune_rel_cost(sh[i].us_big, sh[i].us_small, v <= volume || mn <= skinny);
     }
     return total;
 }
@@ -58,7 +49,7 @@ int tune_gemm_small_crossover(tune_env *env)
         sh[i].us_big = tune_time_gemm(env, sh[i].m, sh[i].n, sh[i].k);
         printf("  %5lldx%5lldx%5lld  small %9.1f us  %s %9.1f us  %s\n", (long long)sh[i].m,
                (long long)sh[i].n, (long long)sh[i].k, sh[i].us_small, big, sh[i].us_big,
-               rel(&sh[i], 1) <= 1.0 ? "small" : big);
+               tune_rel_cost(sh[i].us_big, sh[i].us_small, 1) <= 1.0 ? "small" : big);
         fflush(stdout);
     }
     unsetenv("CLT_GEMM_VARIANT");

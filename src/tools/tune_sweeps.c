@@ -5,6 +5,8 @@
  * env->out, and register a checker for that section in src/tune/tuning_load.c; then add a row here. */
 #include "tune_sweeps.h"
 
+#include <math.h>
+
 const tune_sweep tune_sweeps[] = {
     {"gemm-params", "GEMM kernel parameters (large, small, GEMV paths)", tune_gemm_params},
     {"gemm-small", "GEMM small/skinny path vs the large path (small_volume, skinny)",
@@ -14,3 +16,12 @@ const tune_sweep tune_sweeps[] = {
      tune_conv_crossover},
 };
 const int tune_sweep_count = (int)(sizeof tune_sweeps / sizeof tune_sweeps[0]);
+
+double tune_rel_cost(double us_first, double us_second, int second)
+{
+    double a = us_first > 0 ? us_first : INFINITY, b = us_second > 0 ? us_second : INFINITY;
+    double best = a < b ? a : b;
+    if (!isfinite(best))
+        return 0.0;
+    return (second ? b : a) / best;
+}

@@ -48,6 +48,11 @@ int tune_gemm_small_crossover(tune_env *env);
 /* tune_conv.c */
 int tune_conv_crossover(tune_env *env);
 
+/* The time of the chosen one of two measured implementations relative to the faster one (>= 1);
+ * a time <= 0 means it failed (never chosen at no cost); 0 when neither ran (says nothing). The
+ * crossover sweeps fit their rules by minimising the sum of this over shapes (tune_sweeps.c). */
+double tune_rel_cost(double us_first, double us_second, int second);
+
 /* Helpers (tune_gemm.c). Median microseconds of one C = A * B (m x k times k x n, row-major, fresh
  * random inputs) on env's context as configured now; -1 on failure (message printed). */
 double tune_time_gemm(tune_env *env, int64_t m, int64_t n, int64_t k);
