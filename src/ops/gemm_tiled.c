@@ -317,26 +317,43 @@ static clt_status try_cpu(gemm_launch *L, const clt__gemm_table *t)
     return enqueue(L, k, L->flags, global, locals);
 }
 
+/* A kernel of gemm.cl (gemm_small, gemm_gemv: one program, GEMV_WG from the table) and the
+ * work-group size it allows. */
+static clt_status gemm_family_kernel(gemm_launch *L, const clt__gemm_table *t, const char *base,
+                                     cl_kernel *k, size_t *lim)
+{
+    char opts[32];
+    snprintf(opts, sizeof opts, "-DGEMV_WG=%d", t->gemv_f * t->gemv_s);
+    clt_status st = kernel_for(L, "gemm", opts, base, k);
+    if (st == CLT_SUCCESS)
+        *lim = group_limit(L, *k);
+    return st;
+}
+
+/* Halve the slow, then the fast dimension of a 2-D group until it fits lim items. */
+static int fit_pair(size_t *fast, size_t *slow, size_t lim)
+{
+    while (*fast * *slow > lim && *slow > 1)
+        *slow /= 2;
+    while (*fast * *slow > lim && *fast > 1)
+        *fast /= 2;
+    return *fast * *slow <= lim;
+}
+
 static clt_status try_small(gemm_launch *L, const clt__gemm_table *t)
 {
     const clt__gemm_problem *p = L->p;
-    char opts[32];
-    snprintf(opts, sizeof opts, "-DGEMV_WG=%d", t->gemv_f * t->gemv_s);
     cl_kernel k;
-    clt_status st = kernel_for(L, "gemm", opts, "gemm_small", &k);
-    if (st != CLT_SUCCESS)
-        return st;
-    size_t lx = (size_t)t->small_lx, ly = (size_t)t->small_ly, lim = group_limit(L, k);
+    size_t lx = (size_t)t->small_lx, ly = (size_t)t->small_ly, lim;
     /* No point in a group wider than the matrix; then fit the device. */
     while (lx > 1 && lx / 2 >= (size_t)p->n)
         lx /= 2;
     while (ly > 1 && ly / 2 >= (size_t)p->m)
         ly /= 2;
-    while (lx * ly > lim && ly > 1)
-        ly /= 2;
-    while (lx * ly > lim && lx > 1)
-        lx /= 2;
-    if (lx * ly > lim)
+    clt_status st = gemm_family_kernel(L, t, "gemm_small", &k, &lim);
+    if (st != CLT_SUCCESS)
+        return st;
+    if (!fit_pair(&lx, &ly, lim))
         return CLT_ERR_UNSUPPORTED;
     size_t global[3] = {round_up((size_t)p->n, lx), round_up((size_t)p->m, ly), (size_t)p->batch};
     size_t local[3] = {lx, ly, 1};
@@ -346,18 +363,12 @@ static clt_status try_small(gemm_launch *L, const clt__gemm_table *t)
 static clt_status try_gemv(gemm_launch *L, const clt__gemm_table *t)
 {
     const clt__gemm_problem *p = L->p;
-    char opts[32];
-    snprintf(opts, sizeof opts, "-DGEMV_WG=%d", t->gemv_f * t->gemv_s);
     cl_kernel k;
-    clt_status st = kernel_for(L, "gemm", opts, "gemm_gemv", &k);
+    size_t f = (size_t)t->gemv_f, s = (size_t)t->gemv_s, lim;
+    clt_status st = gemm_family_kernel(L, t, "gemm_gemv", &k, &lim);
     if (st != CLT_SUCCESS)
         return st;
-    size_t f = (size_t)t->gemv_f, s = (size_t)t->gemv_s, lim = group_limit(L, k);
-    while (f * s > lim && s > 1)
-        s /= 2;
-    while (f * s > lim && f > 1)
-        f /= 2;
-    if (f * s > lim)
+    if (!fit_pair(&f, &s, lim))
         return CLT_ERR_UNSUPPORTED;
     int ck = gemv_contig_k(p);
     uint64_t outs = (uint64_t)p->m * (uint64_t)p->n, per_group = ck ? s : f;
