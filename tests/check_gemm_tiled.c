@@ -127,6 +127,17 @@ static void run_case(clt_context *ctx, const gcase *g, const char *label)
         clt_tensor_free(tr);
 }
 
+/* Set CLT_GEMM_VARIANT to v (NULL: automatic); returns the saved value for tu_env_restore. */
+static char *force_variant(const char *v)
+{
+    char *saved = tu_env_save("CLT_GEMM_VARIANT");
+    if (v)
+        setenv("CLT_GEMM_VARIANT", v, 1);
+    else
+        unsetenv("CLT_GEMM_VARIANT");
+    return saved;
+}
+
 static const int64_t shapes[][3] = {
     {1, 1, 1},   {2, 3, 7},     {7, 17, 1},   {17, 31, 65},  {64, 64, 64},
     {65, 127, 129}, {129, 65, 31}, {3, 1000, 17}, {1000, 7, 31}, {1, 129, 64}, {127, 1, 65},
@@ -136,11 +147,7 @@ static const int64_t shapes[][3] = {
 /* Every shape x every transpose, with padding, offsets, alpha and beta, through `variant`. */
 static void shapes_through(const char *variant)
 {
-    char *saved = tu_env_save("CLT_GEMM_VARIANT");
-    if (variant)
-        setenv("CLT_GEMM_VARIANT", variant, 1);
-    else
-        unsetenv("CLT_GEMM_VARIANT");
+    char *saved = force_variant(variant);
     clt_context *ctx = tu_context();
     for (size_t s = 0; s < N_SHAPES; s++)
         for (int t = 0; t < 4; t++) {
@@ -226,12 +233,8 @@ static const char *variants[] = {"tiled", "cpu", "small", "gemv", NULL};
 /* beta = 0 over a C full of NaN: C is written, never read; aligned and unaligned C. */
 START_TEST(test_beta_zero_nan)
 {
-    char *saved = tu_env_save("CLT_GEMM_VARIANT");
     const char *v = variants[_i];
-    if (v)
-        setenv("CLT_GEMM_VARIANT", v, 1);
-    else
-        unsetenv("CLT_GEMM_VARIANT");
+    char *saved = force_variant(v);
     clt_context *ctx = tu_context();
     for (int t = 0; t < 4; t++) {
         gcase g = mk(t >> 1, t & 1, 67, 45, 33, 2, 0.75f, 0.0f);
@@ -247,12 +250,8 @@ END_TEST
  * activation once through the automatic choice. */
 START_TEST(test_epilogue)
 {
-    char *saved = tu_env_save("CLT_GEMM_VARIANT");
     const char *v = variants[_i];
-    if (v)
-        setenv("CLT_GEMM_VARIANT", v, 1);
-    else
-        unsetenv("CLT_GEMM_VARIANT");
+    char *saved = force_variant(v);
     clt_context *ctx = tu_context();
     const clt_bias_mode modes[3] = {CLT_BIAS_PER_COLUMN, CLT_BIAS_PER_ROW, CLT_BIAS_NONE};
     for (int b = 0; b < 3; b++)
@@ -279,12 +278,8 @@ END_TEST
 /* Strided batches with a shared (stride 0) A or B, k = 0, and long K. */
 START_TEST(test_batches_and_k)
 {
-    char *saved = tu_env_save("CLT_GEMM_VARIANT");
     const char *v = variants[_i];
-    if (v)
-        setenv("CLT_GEMM_VARIANT", v, 1);
-    else
-        unsetenv("CLT_GEMM_VARIANT");
+    char *saved = force_variant(v);
     clt_context *ctx = tu_context();
     for (int share = 0; share < 3; share++) {
         gcase g = mk(share == 1, share == 2, 29, 37, 41, 3, 1.0f, 0.5f);
