@@ -136,6 +136,13 @@ START_TEST(compare_bad_input)
     ck_assert_ptr_null(strstr(text, "000000")); /* the rest of the long line is no row */
     free(text);
 
+    /* a value that spells a key ("device":"us") is not that key */
+    files[0] = write_in_tmp("keys.jsonl",
+                            "{\"peer\":\"case\",\"device\":\"us\",\"case\":\"add/1M\",\"us\":2}\n");
+    ck_assert_int_eq(compare(1, files, NULL, &text), 0);
+    expect_row(text, "\n| add/1M | 2.00 | case @ us | |\n");
+    free(text);
+
     /* no files: an empty table, not a crash */
     ck_assert_int_eq(compare(0, files, NULL, &text), 0);
     ck_assert_int_eq(count_lines(text, "| "), 2);
