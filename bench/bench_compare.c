@@ -17,19 +17,25 @@ typedef struct compare_table {
 } compare_table;
 
 /* The value of "key" in one flat JSON object line (string or number), tolerant of the spacing
- * Python's json.dumps uses. Returns 1 if found. Strings: simple escapes are kept as is. */
+ * Python's json.dumps uses. Returns 1 if found. Strings: a backslash escape keeps the escaped
+ * character (\" gives ", \n gives n). */
 static int json_field(const char *line, const char *key, char *out, size_t cap)
 {
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\"", key);
-    const char *p = strstr(line, pat);
-    if (!p)
-        return 0;
-    p += strlen(pat);
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p++ != ':')
-        return 0;
+    /* The key is the occurrence followed by ':'; the same text as a value ("device":"us") is not. */
+    const char *p = line;
+    for (;;) {
+        p = strstr(p, pat);
+        if (!p)
+            return 0;
+        p += strlen(pat);
+        while (isspace((unsigned char)*p))
+            p++;
+        if (*p == ':')
+            break;
+    }
+    p++;
     while (isspace((unsigned char)*p))
         p++;
     size_t n = 0;
