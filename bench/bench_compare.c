@@ -85,8 +85,9 @@ static int read_file(compare_table *t, const char *path)
     char line[4096];
     while (fgets(line, sizeof line, f)) {
         char peer[64] = "?", device[96] = "?", profile[32] = "", name[64], us[32];
-        if (!json_field(line, "case", name, sizeof name) || !json_field(line, "us", us, sizeof us))
-            continue; /* not measured (not implemented, failed) or not a result line */
+        if (!json_field(line, "case", name, sizeof name) || !json_field(line, "us", us, sizeof us) ||
+            !(atof(us) > 0.0))
+            continue; /* not measured (not implemented, failed, "us": null) or not a result line */
         json_field(line, "peer", peer, sizeof peer);
         json_field(line, "device", device, sizeof device);
         json_field(line, "profile", profile, sizeof profile);
