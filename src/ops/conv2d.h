@@ -29,6 +29,11 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
+/* The same with CLBlast's GEMM (clblast = 1) or ours (0, clt__gemm_tiled: CPU devices use it as
+ * ours, chunked to about the last-level cache). */
+clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
+                               const char *who);
+
 /* The activation's device function name ("" for identity), NULL outside the epilogue set (the
  * kernels take the op itself as an argument, common/conv_act.h). */
 const char *clt__conv_act_function(clt_unary_op op);
