@@ -8,6 +8,9 @@
  * conv_im2col: one item per col element, = x at the tap or 0 in the padding.
  * conv_col2im: one item per dx element, gathers the col entries whose tap lands on it (every dx
  *   element written, no atomics).
+ * conv_flip_weights: one item per w element, wf[g][ci][co][Kh-1-ky][Kw-1-kx] = w[g][co][ci][ky][kx]
+ *   (per group, channels swapped and taps reversed): the weights of the stride-1 input gradient
+ *   as a forward convolution of dy (CPU devices, conv2d_backward_cpu.c).
  * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
  * 1-D grid over the outputs; items past the end return.
  */
@@ -65,4 +68,15 @@ __kernel void conv_col2im(__global const float *col, __global float *dx, int16 G
         }
     }
     dx[OFF.s1 + e] = s;
+}
+
+__kernel void conv_flip_weights(__global const float *w, __global float *wf, int16 G, ulong2 OFF)
+{
+    const ulong e = get_global_id(0);
+    const int cig = CI / G.sf, cog = G.s4 / G.sf, kk = KH * KW;
+    if (e >= (ulong)G.s4 * cig * kk)
+        return;
+    const int t = (int)(e % kk), r = (int)(e / kk), ci = r % cig, cof = r / cig;
+    const int g = cof / cog, co = cof - g * cog;
+    wf[OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + (kk - 1 - t)] = w[OFF.s0 + e];
 }

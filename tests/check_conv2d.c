@@ -246,6 +246,17 @@ START_TEST(variants)
 }
 END_TEST
 
+/* CPU devices' im2col + GEMM path with one image per column chunk (several chunks per call). */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+START_TEST(cpu_chunks)
+{
+    clt__conv_cpu_chunk_bytes = 1; /* Check forks per test: no other test sees this */
+    clt_context *ctx = cv_context("tiled");
+    large_cases(ctx, "one-image chunks");
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* N = 0: success, nothing written. */
 START_TEST(empty_batch)
 {
@@ -272,6 +283,7 @@ Suite *conv2d_suite(void)
     tcase_add_loop_test(tc, activations, 0, 3);
     tcase_add_loop_test(tc, large, 0, 3);
     tcase_add_loop_test(tc, variants, 0, 3);
+    tcase_add_test(tc, cpu_chunks);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);
     return s;

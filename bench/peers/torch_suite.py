@@ -33,6 +33,9 @@ MLP_SHAPES = [(64, 784, 128), (256, 1024, 1024), (1000, 128, 128), (8192, 512, 2
 CONV_CASES = [(8, 64, 56, 64, 3, 1, 1), (8, 3, 224, 64, 7, 2, 3), (32, 128, 28, 128, 3, 1, 1),
               (8, 256, 56, 64, 1, 1, 0), (1, 64, 56, 64, 3, 1, 1)]
 SEED_CONV = (1, 16, 64, 32, 3, 1, 1)
+# (which, case) of the conv suite's backward rows: "input" = dx, "weight" = dw
+CONV_BWD_CASES = [("input", CONV_CASES[0]), ("weight", CONV_CASES[0]), ("weight", CONV_CASES[1]),
+                  ("input", CONV_CASES[4]), ("weight", CONV_CASES[4])]
 MAX_REPS = 10_000_000
 
 
@@ -131,6 +134,16 @@ class Peer:
         return Bench(lambda: F.conv2d(x, w, bias, stride=s, padding=p), flop, "gflops",
                      "allocates its output (no out=)")
 
+    def conv_backward(self, which, n, c, h, o, k, s, p):
+        x, w = self.rand(n, c, h, h), self.rand(o, c, k, k)
+        ho = (h + 2 * p - k) // s + 1
+        dy = self.rand(n, o, ho, ho)
+        flop = 2.0 * n * o * ho * ho * c * k * k
+        mask = [which == "input", which == "weight", False]
+        run = lambda: torch.ops.aten.convolution_backward(dy, x, w, None, [s, s], [p, p], [1, 1],
+                                                          False, [0, 0], 1, mask)
+        return Bench(run, flop, "gflops", "aten.convolution_backward, one output (allocates it)")
+
     def h2d(self, nbytes):
         host = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)  # pageable
         dev = self.empty(nbytes, dtype=torch.uint8)
@@ -186,6 +199,9 @@ class Peer:
         elif suite == "conv":
             out += [(f"conv2d/n{n}c{c}h{h}o{o}k{k}s{s}", lambda a=(n, c, h, o, k, s, p): self.conv(*a))
                     for n, c, h, o, k, s, p in CONV_CASES]
+            out += [(f"conv2d_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
+                     lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_backward(wh, *a))
+                    for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]
         # pinn: not written for the torch peer yet (omitted, as BENCHMARKS.md allows)
         return out
 

@@ -34,6 +34,15 @@ clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, con
 clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
                                const char *who);
 
+/* Column bytes per chunk of images on CPU devices (forward and weight gradient); a variable so
+ * tests can force several chunks. */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+
+/* Columns of images img0 .. img0 + nimg - 1 of p->x into col (from element 0): per image the
+ * (Ci*Kh*Kw) x (Ho*Wo) matrix, zeros in the padding. The CPU-style kernel on CPU devices. */
+clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
+                              int64_t img0, int64_t nimg, const char *who);
+
 /* The activation's device function name ("" for identity), NULL outside the epilogue set (the
  * kernels take the op itself as an argument, common/conv_act.h). */
 const char *clt__conv_act_function(clt_unary_op op);

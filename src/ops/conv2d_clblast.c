@@ -18,13 +18,16 @@
 
 #define WORKSPACE_SLOT 1
 #define CHUNK_BYTES ((uint64_t)256 << 20)
-#define CPU_CHUNK_BYTES ((uint64_t)8 << 20)
 
-static clt_status im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col, int64_t img0,
-                         int64_t nimg, const char *who)
+/* Column bytes per chunk on CPU devices: about the share of the last-level cache a chunk may
+ * take (tests set it tiny to run several chunks on small shapes). */
+uint64_t clt__conv_cpu_chunk_bytes = (uint64_t)8 << 20;
+
+clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
+                              int64_t img0, int64_t nimg, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    const int cpu = ctx->dev->entry->info.type == CLT_DEVICE_CPU;
+    const int cpu = clt__conv_table_for(ctx)->prefer_cpu; /* not under the gfx902 profile */
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "conv2d_direct", "",
                                     cpu ? "conv2d_im2col_cpu" : "conv2d_im2col", &k);
@@ -70,7 +73,8 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
     if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: im2col of one image exceeds 2^31 elements",
                          who);
-    int64_t chunk = (int64_t)((clblast ? CHUNK_BYTES : CPU_CHUNK_BYTES) / ((uint64_t)per_image * sizeof(float)));
+    uint64_t bytes = clblast ? CHUNK_BYTES : clt__conv_cpu_chunk_bytes;
+    int64_t chunk = (int64_t)(bytes / ((uint64_t)per_image * sizeof(float)));
     if (chunk < 1)
         chunk = 1;
     if (chunk > g->n)
@@ -83,7 +87,7 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
         return clt__prefix_error(ctx, st, who);
     for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {
         int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk;
-        if ((st = im2col(ctx, p, col, img0, cnt, who)))
+        if ((st = clt__conv2d_im2col(ctx, p, col, img0, cnt, who)))
             return st;
         for (int64_t gi = 0; gi < g->groups; gi++) {
             clt__gemm_problem q;
