@@ -144,6 +144,24 @@ class Peer:
                                                           False, [0, 0], 1, mask)
         return Bench(run, flop, "gflops", "aten.convolution_backward, one output (allocates it)")
 
+    def pool(self, kind, n, c, h, k=1, s=1, p=0):
+        """The conv suite's pooling rows; bytes as bench_pool.c counts them."""
+        x = self.rand(n, c, h, h)
+        ho = (h + 2 * p - k) // s + 1 if kind != "global" else 1
+        i_b, o_b = 4.0 * n * c * h * h, 4.0 * n * c * ho * ho
+        if kind == "max":
+            return Bench(lambda: F.max_pool2d(x, k, s, p), i_b + o_b, "gbps", "allocates its output")
+        if kind == "avg":
+            return Bench(lambda: F.avg_pool2d(x, k, s, p, count_include_pad=True), i_b + o_b, "gbps",
+                         "allocates its output")
+        if kind == "global":
+            o = self.empty(n, c)
+            return Bench(lambda: torch.mean(x, (2, 3), out=o), i_b + o_b, "gbps")
+        y, idx = F.max_pool2d(x, k, s, p, return_indices=True)
+        run = lambda: torch.ops.aten.max_pool2d_with_indices_backward(y, x, [k, k], [s, s], [p, p],
+                                                                      [1, 1], False, idx)
+        return Bench(run, 2 * o_b + i_b, "gbps", "aten.max_pool2d_with_indices_backward")
+
     def h2d(self, nbytes):
         host = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)  # pageable
         dev = self.empty(nbytes, dtype=torch.uint8)
@@ -202,6 +220,11 @@ class Peer:
             out += [(f"conv2d_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
                      lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_backward(wh, *a))
                     for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]
+            out += [("maxpool2d/n8c64h112k3s2", lambda: self.pool("max", 8, 64, 112, 3, 2, 1)),
+                    ("maxpool2d_backward/n8c64h112k3s2",
+                     lambda: self.pool("max_bwd", 8, 64, 112, 3, 2, 1)),
+                    ("avgpool2d/n8c64h56k3s1", lambda: self.pool("avg", 8, 64, 56, 3, 1, 1)),
+                    ("global_avgpool/n32c512h7", lambda: self.pool("global", 32, 512, 7))]
         # pinn: not written for the torch peer yet (omitted, as BENCHMARKS.md allows)
         return out
 
