@@ -13,7 +13,7 @@
  *   is inside the row: no per-element test). Planes are private to their item (no atomics); the
  *   terms arrive in tap order rather than conv_col2im's, which the tolerance of a sum allows.
  *   Grid: N * Ci items.
- * conv_flip_weights: one item per w element, wf[g][ci][co][Kh-1-ky][Kw-1-kx] = w[g][co][ci][ky][kx]
+ * conv_flip_weights: one item per (co, ci) row of w, wf[g][ci][co][Kh-1-ky][Kw-1-kx] = w[g][co][ci][ky][kx]
  *   (per group, channels swapped and taps reversed): the weights of the stride-1 input gradient
  *   as a forward convolution of dy (CPU devices, conv2d_backward_cpu.c).
  * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
@@ -104,11 +104,14 @@ __kernel void conv_col2im_cpu(__global const float *col, __global float *dx, int
 
 __kernel void conv_flip_weights(__global const float *w, __global float *wf, int16 G, ulong2 OFF)
 {
-    const ulong e = get_global_id(0);
+    /* one item per (co, ci) row of taps: the divisions once per row, not per element */
+    const int r = get_global_id(0);
     const int cig = CI / G.sf, cog = G.s4 / G.sf, kk = KH * KW;
-    if (e >= (ulong)G.s4 * cig * kk)
+    if (r >= G.s4 * cig)
         return;
-    const int t = (int)(e % kk), r = (int)(e / kk), ci = r % cig, cof = r / cig;
-    const int g = cof / cog, co = cof - g * cog;
-    wf[OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + (kk - 1 - t)] = w[OFF.s0 + e];
+    const int cof = r / cig, ci = r - cof * cig, g = cof / cog, co = cof - g * cog;
+    __global const float *src = w + OFF.s0 + (ulong)r * kk;
+    __global float *dst = wf + OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + kk - 1;
+    for (int t = 0; t < kk; t++)
+        dst[-t] = src[t];
 }

@@ -7,6 +7,8 @@
  *   grad-weight: im2col of a cache-sized chunk of images (workspace slot 1), then per image one
  *     NT GEMM batched over groups, dw_g (+)= dy[n, g] (Co_g x Ho*Wo) * col[n, g]^T.
  * CLT_ERR_UNSUPPORTED where a shape does not fit (the caller uses the general column path). */
+#include <stdint.h>
+
 #include "memory/memory.h"
 #include "ops/conv2d.h"
 #include "ops/conv2d_backward.h"
@@ -21,7 +23,8 @@ clt_status clt__convb_input_cpu(clt_context *ctx, const clt__conv_geom *g, const
                                 const clt_tensor *w, clt_tensor *dx, const char *who)
 {
     int64_t ey = g->dh * (g->kh - 1), ex = g->dw * (g->kw - 1);
-    if (g->sh != 1 || g->sw != 1 || g->pt > ey || g->pb > ey || g->pl > ex || g->pr > ex)
+    if (g->sh != 1 || g->sw != 1 || g->pt > ey || g->pb > ey || g->pl > ex || g->pr > ex ||
+        w->numel > INT32_MAX)
         return CLT_ERR_UNSUPPORTED;
     cl_mem wf;
     clt_status st = clt__convb_workspace(ctx, (size_t)w->numel * sizeof(float), who, &wf);
@@ -36,7 +39,7 @@ clt_status clt__convb_input_cpu(clt_context *ctx, const clt__conv_geom *g, const
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &wf, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof G, &G, who)) ||
         (st = clt__set_arg(ctx, k, 3, sizeof off, &off, who)) ||
-        (st = clt__convb_launch_items(ctx, k, (uint64_t)w->numel, who)))
+        (st = clt__convb_launch_items(ctx, k, (uint64_t)(g->co * g->ci_g), who)))
         return st;
     clt__conv_problem q = {0};
     clt__conv_geom *t = &q.g;
