@@ -16,6 +16,10 @@
  *   plane is private to its item (no atomics), and the work per output is a few scalar adds
  *   instead of a search over the windows that contain each input element.
  *
+ * Global average (pool2d_global_avg_cpu): one item per plane, o = {planes, x offset, out offset,
+ *   area}: a float8 sum along the plane (8 partial sums, then pairwise), for areas up to 256
+ *   (host) so the error stays that of a short sum; larger planes take the reduction kernel.
+ *
  * Arguments: as pool2d.cl (int16 g = {H, W, Ho, Wo, KH, KW, SH, SW, PT, PL, FLAG, ...}, ulong4 o =
  * {items, buffer offsets}). Items past o.s0 return. Plane sizes fit in int (host check).
  * -D contract: none.
@@ -192,4 +196,22 @@ __kernel void pool2d_avg_backward_cpu(__global const float *dy, __global float *
                     d[h * W + w] += v;
         }
     }
+}
+
+__kernel void pool2d_global_avg_cpu(__global const float *x, __global float *out, int16 g, ulong4 o)
+{
+    const ulong plane = get_global_id(0);
+    if (plane >= o.s0)
+        return;
+    const int area = (int)o.s3;
+    __global const float *p = x + o.s1 + plane * (ulong)area;
+    float8 acc = (float8)(0.0f);
+    int i = 0;
+    for (; i + 8 <= area; i += 8)
+        acc += vload8(0, p + i);
+    const float4 s4 = acc.lo + acc.hi;
+    float s = (s4.x + s4.y) + (s4.z + s4.w);
+    for (; i < area; i++)
+        s += p[i];
+    out[o.s2 + plane] = s / (float)area;
 }

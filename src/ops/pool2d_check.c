@@ -159,6 +159,12 @@ clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
         return st;
     if ((st = clt__set_arg(ctx, k, arg, sizeof o, &o, who)))
         return st;
-    /* CPU kernels: an item is a row or a plane, so small groups spread them over the cores */
-    return cpu ? clt__launch_1d_group(ctx, k, items, 4, who) : clt__launch_1d(ctx, k, items, who);
+    if (!cpu)
+        return clt__launch_1d(ctx, k, items, who);
+    /* CPU kernels: an item is a row or a plane; about 64 groups or more spread them over the
+     * cores (a power of two: POCL builds one work-group function per local size) */
+    size_t local = 1;
+    while (local < 64 && local * 2 * 64 <= items)
+        local *= 2;
+    return clt__launch_1d_group(ctx, k, items, local, who);
 }
