@@ -101,6 +101,9 @@ clt_status bench_setup_matmul(bench_env *env, const bench_case *c, bench_run *ou
 clt_status bench_setup_gemm_mlp_bias_relu(bench_env *env, const bench_case *c, bench_run *out);
 /* bench_conv.c: conv2d p = {n, c, h, w, o, k, stride, pad}. */
 clt_status bench_setup_conv2d(bench_env *env, const bench_case *c, bench_run *out);
+/* The same shapes through clt_conv2d_backward_input (dx from dy, w) and _weight (dw from dy, x). */
+clt_status bench_setup_conv2d_backward_input(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_conv2d_backward_weight(bench_env *env, const bench_case *c, bench_run *out);
 /* bench_pool.c: p = {n, c, h, w, k, stride, pad} (global average: {n, c, h, w}). */
 clt_status bench_setup_maxpool2d(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_maxpool2d_backward(bench_env *env, const bench_case *c, bench_run *out);

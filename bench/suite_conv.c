@@ -8,6 +8,12 @@ static const bench_case conv_cases[] = {
     {"conv2d/n32c128h28o128k3s1", bench_setup_conv2d, {32, 128, 28, 28, 128, 3, 1, 1}, 0},
     {"conv2d/n8c256h56o64k1s1", bench_setup_conv2d, {8, 256, 56, 56, 64, 1, 1, 0}, 0},
     {"conv2d/n1c64h56o64k3s1", bench_setup_conv2d, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    /* backward of three of them (bench_conv.c): the stem, a 3x3 body layer, a batch of one */
+    {"conv2d_backward_input/n8c64h56o64k3s1", bench_setup_conv2d_backward_input, {8, 64, 56, 56, 64, 3, 1, 1}, 0},
+    {"conv2d_backward_weight/n8c64h56o64k3s1", bench_setup_conv2d_backward_weight, {8, 64, 56, 56, 64, 3, 1, 1}, 0},
+    {"conv2d_backward_weight/n8c3h224o64k7s2", bench_setup_conv2d_backward_weight, {8, 3, 224, 224, 64, 7, 2, 3}, 0},
+    {"conv2d_backward_input/n1c64h56o64k3s1", bench_setup_conv2d_backward_input, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    {"conv2d_backward_weight/n1c64h56o64k3s1", bench_setup_conv2d_backward_weight, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
     /* pooling (bench_pool.c): p = {n, c, h, w, k, stride, pad}; ResNet's stem pool and head */
     {"maxpool2d/n8c64h112k3s2", bench_setup_maxpool2d, {8, 64, 112, 112, 3, 2, 1}, 0},
     {"maxpool2d_backward/n8c64h112k3s2", bench_setup_maxpool2d_backward, {8, 64, 112, 112, 3, 2, 1}, 0},

@@ -8,6 +8,14 @@
  * conv_im2col: one item per col element, = x at the tap or 0 in the padding.
  * conv_col2im: one item per dx element, gathers the col entries whose tap lands on it (every dx
  *   element written, no atomics).
+ * conv_col2im_cpu: conv_col2im for CPU devices (POCL): one item per dx plane (image, channel): it
+ *   zeroes the plane, then adds every tap's column rows into it (runs of outputs whose input column
+ *   is inside the row: no per-element test). Planes are private to their item (no atomics); the
+ *   terms arrive in tap order rather than conv_col2im's, which the tolerance of a sum allows.
+ *   Grid: N * Ci items.
+ * conv_flip_weights: one item per (co, ci) row of w, wf[g][ci][co][Kh-1-ky][Kw-1-kx] = w[g][co][ci][ky][kx]
+ *   (per group, channels swapped and taps reversed): the weights of the stride-1 input gradient
+ *   as a forward convolution of dy (CPU devices, conv2d_backward_cpu.c).
  * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
  * 1-D grid over the outputs; items past the end return.
  */
@@ -65,4 +73,45 @@ __kernel void conv_col2im(__global const float *col, __global float *dx, int16 G
         }
     }
     dx[OFF.s1 + e] = s;
+}
+
+__kernel void conv_col2im_cpu(__global const float *col, __global float *dx, int16 G, ulong2 OFF)
+{
+    const ulong nc = get_global_id(0);
+    if (nc >= (ulong)NB * CI)
+        return;
+    const int hw = HO * WO;
+    __global const float *cp = col + OFF.s0 + nc * KH * KW * (ulong)hw;
+    __global float *d = dx + OFF.s1 + nc * (ulong)(H * W);
+    for (int i = 0; i < H * W; i++)
+        d[i] = 0.0f;
+    for (int ky = 0; ky < KH; ky++)
+        for (int kx = 0; kx < KW; kx++, cp += hw) {
+            const int xs = kx * DW - PL; /* ix = ox * SW + xs */
+            const int lo = xs >= 0 ? 0 : (-xs + SW - 1) / SW;
+            const int hi = W - 1 - xs < 0 ? 0 : min(WO, (W - 1 - xs) / SW + 1);
+            for (int oy = 0; oy < HO; oy++) {
+                const int iy = oy * SH - PT + ky * DH;
+                if (iy < 0 || iy >= H)
+                    continue;
+                __global float *dr = d + iy * W;
+                __global const float *cr = cp + oy * WO;
+                for (int ox = lo; ox < hi; ox++)
+                    dr[ox * SW + xs] += cr[ox];
+            }
+        }
+}
+
+__kernel void conv_flip_weights(__global const float *w, __global float *wf, int16 G, ulong2 OFF)
+{
+    /* one item per (co, ci) row of taps: the divisions once per row, not per element */
+    const int r = get_global_id(0);
+    const int cig = CI / G.sf, cog = G.s4 / G.sf, kk = KH * KW;
+    if (r >= G.s4 * cig)
+        return;
+    const int cof = r / cig, ci = r - cof * cig, g = cof / cog, co = cof - g * cog;
+    __global const float *src = w + OFF.s0 + (ulong)r * kk;
+    __global float *dst = wf + OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + kk - 1;
+    for (int t = 0; t < kk; t++)
+        dst[-t] = src[t];
 }

@@ -22,7 +22,9 @@
  * hosts cap the grid; CPU hosts launch one item per element). Plane sizes fit in int (host check).
  *
  * -D contract: none. Geometry is a run-time argument, so one build serves every shape.
+ * CPU devices run pool2d_cpu.cl instead (same arguments, rows or planes per item).
  */
+#include "common/pool_window.h"
 
 /* n / d for every 32-bit n from d's magic numbers (m, shifts = s1 | s2 << 8; pool2d_check.c): a
  * multiply-high and shifts, which vectorise, where an integer division would not (and costs tens of
@@ -48,22 +50,6 @@ inline ulong split_index(ulong i, ulong items, int rows, int cols, int4 magic, i
     *c = (int)(i - line * (ulong)cols);
     *r = (int)(line - plane * (ulong)rows);
     return plane;
-}
-
-/* First index of the window's maximum (NaN wins, the first on ties) in a plane p of width W. */
-inline int window_argmax(__global const float *p, int W, int h0, int h1, int w0, int w1)
-{
-    int at = h0 * W + w0;
-    float best = p[at];
-    for (int h = h0; h < h1; h++)
-        for (int w = w0; w < w1; w++) {
-            float v = p[h * W + w];
-            if (v > best || (isnan(v) && !isnan(best))) {
-                best = v;
-                at = h * W + w;
-            }
-        }
-    return at;
 }
 
 /* Output rows (or columns) whose windows contain input row i: [*lo, *hi]. */

@@ -226,10 +226,10 @@ END_TEST
 
 /* The implicit-GEMM configurations that small devices never pick on their own (64x128 and 64x64;
  * 128x128 and 32x32 are chosen by the cases above under the gfx902 profile), the CPU-style kernel
- * and im2col + our GEMM, forced whatever the device. */
+ * and im2col + our GEMM (colgemm), forced whatever the device. */
 START_TEST(variants)
 {
-    static const char *const forced[] = {"implicit:1", "implicit:2", "cpu", "im2col"};
+    static const char *const forced[] = {"implicit:1", "implicit:2", "cpu", "colgemm"};
     char *saved = tu_env_save("CLT_CONV_VARIANT");
     setenv("CLT_CONV_VARIANT", forced[_i], 1);
     clt_context *ctx = cv_context("tiled");
@@ -243,6 +243,17 @@ START_TEST(variants)
     }
     tu_context_free(ctx);
     tu_env_restore("CLT_CONV_VARIANT", saved);
+}
+END_TEST
+
+/* CPU devices' im2col + GEMM path with one image per column chunk (several chunks per call). */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+START_TEST(cpu_chunks)
+{
+    clt__conv_cpu_chunk_bytes = 1; /* Check forks per test: no other test sees this */
+    clt_context *ctx = cv_context("tiled");
+    large_cases(ctx, "one-image chunks");
+    tu_context_free(ctx);
 }
 END_TEST
 
@@ -272,6 +283,7 @@ Suite *conv2d_suite(void)
     tcase_add_loop_test(tc, activations, 0, 3);
     tcase_add_loop_test(tc, large, 0, 3);
     tcase_add_loop_test(tc, variants, 0, 4);
+    tcase_add_test(tc, cpu_chunks);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);
     return s;

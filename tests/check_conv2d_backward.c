@@ -151,6 +151,19 @@ END_TEST
 START_TEST(table_auto) { run_table("auto", 1, 5); }
 END_TEST
 
+/* CPU devices' im2col + GEMM paths with one image per column chunk: the batch-3 cases. */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+START_TEST(cpu_chunks)
+{
+    clt__conv_cpu_chunk_bytes = 1; /* Check forks per test: no other test sees this */
+    clt_context *ctx = impl_context("tiled");
+    for (int i = 0; i < N_CASES; i++)
+        if (cases[i][0] > 1)
+            run_case(ctx, cases[i], "tiled, one-image chunks");
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* Empty batch: dx untouched (it is empty), dw and dbias zeros (sums over nothing). */
 START_TEST(empty_batch)
 {
@@ -263,6 +276,7 @@ Suite *conv2d_backward_suite(void)
     tcase_add_test(tc, table_clblast);
     tcase_add_test(tc, table_auto);
     tcase_add_test(tc, empty_batch);
+    tcase_add_test(tc, cpu_chunks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,7 +1,8 @@
 /* Max and average 2-D pooling, forward and backward, against the double reference (ref/pool_ref.c,
  * which scatters where the library gathers) on fresh random data: H, W in {1, 5, 7, 13}, channels
  * {1, 3, 16}, kernels 1/2/3/5 (square and not), strides 1/2/3, asymmetric padding 0..2, batch 1 and
- * 3, both divisors of average pooling, overlapping windows. Ties on a coarse grid (first maximum,
+ * 3, both divisors of average pooling, overlapping windows; wide rows (W 17..40) for the CPU
+ * kernels' vector runs. Ties on a coarse grid (first maximum,
  * backward with and without indices bit-identical), NaN and -inf in windows, all-negative inputs
  * under padding.
  * Finite differences, offsets, empty batches and global average pooling: check_pool2d_more.c;
@@ -207,6 +208,12 @@ static const pcase special[] = {
     {{3, 2, 13, 13}, {5, 3, 2, 1, 2, 2, 0, 1}},
     {{1, 16, 5, 7}, {2, 2, 1, 1, 1, 0, 0, 1}},
     {{3, 1, 13, 7}, {3, 5, 2, 3, 0, 2, 2, 1}},
+    /* wide rows: CPU kernels' float8 runs at strides 1, 2 (float16 even lanes, and 8 loads where
+     * the last float16 would pass the row: W = 17) and 3, with scalar outputs at both ends */
+    {{1, 2, 9, 37}, {3, 3, 2, 2, 1, 1, 1, 1}},
+    {{2, 3, 6, 17}, {3, 3, 2, 2, 0, 1, 0, 0}},
+    {{1, 3, 5, 29}, {3, 2, 1, 1, 1, 1, 1, 0}},
+    {{1, 2, 4, 40}, {2, 3, 1, 3, 0, 1, 2, 1}},
 };
 
 /* fill: 0 ties on a grid of 3 values, 1 NaN and -inf sprinkled, 2 all -inf, 3 all negative. */
@@ -230,7 +237,7 @@ static void special_input(float *x, int64_t n, int fill)
 START_TEST(special_values)
 {
     clt_context *ctx = tu_context();
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < (int)(sizeof special / sizeof special[0]); s++) {
         int64_t n = prod4(special[s].x);
         float *x = malloc((size_t)n * sizeof *x);
         ck_assert_ptr_nonnull(x);

@@ -33,6 +33,9 @@ MLP_SHAPES = [(64, 784, 128), (256, 1024, 1024), (1000, 128, 128), (8192, 512, 2
 CONV_CASES = [(8, 64, 56, 64, 3, 1, 1), (8, 3, 224, 64, 7, 2, 3), (32, 128, 28, 128, 3, 1, 1),
               (8, 256, 56, 64, 1, 1, 0), (1, 64, 56, 64, 3, 1, 1)]
 SEED_CONV = (1, 16, 64, 32, 3, 1, 1)
+# (which, case) of the conv suite's backward rows: "input" = dx, "weight" = dw
+CONV_BWD_CASES = [("input", CONV_CASES[0]), ("weight", CONV_CASES[0]), ("weight", CONV_CASES[1]),
+                  ("input", CONV_CASES[4]), ("weight", CONV_CASES[4])]
 MAX_REPS = 10_000_000
 PINN_SIZES = [200, 1000, 10000]
 PINN_FREQS, PINN_WIDTH = 64, 128
@@ -133,6 +136,34 @@ class Peer:
         return Bench(lambda: F.conv2d(x, w, bias, stride=s, padding=p), flop, "gflops",
                      "allocates its output (no out=)")
 
+    def conv_backward(self, which, n, c, h, o, k, s, p):
+        x, w = self.rand(n, c, h, h), self.rand(o, c, k, k)
+        ho = (h + 2 * p - k) // s + 1
+        dy = self.rand(n, o, ho, ho)
+        flop = 2.0 * n * o * ho * ho * c * k * k
+        mask = [which == "input", which == "weight", False]
+        run = lambda: torch.ops.aten.convolution_backward(dy, x, w, None, [s, s], [p, p], [1, 1],
+                                                          False, [0, 0], 1, mask)
+        return Bench(run, flop, "gflops", "aten.convolution_backward, one output (allocates it)")
+
+    def pool(self, kind, n, c, h, k=1, s=1, p=0):
+        """The conv suite's pooling rows; bytes as bench_pool.c counts them."""
+        x = self.rand(n, c, h, h)
+        ho = (h + 2 * p - k) // s + 1 if kind != "global" else 1
+        i_b, o_b = 4.0 * n * c * h * h, 4.0 * n * c * ho * ho
+        if kind == "max":
+            return Bench(lambda: F.max_pool2d(x, k, s, p), i_b + o_b, "gbps", "allocates its output")
+        if kind == "avg":
+            return Bench(lambda: F.avg_pool2d(x, k, s, p, count_include_pad=True), i_b + o_b, "gbps",
+                         "allocates its output")
+        if kind == "global":
+            o = self.empty(n, c)
+            return Bench(lambda: torch.mean(x, (2, 3), out=o), i_b + o_b, "gbps")
+        y, idx = F.max_pool2d(x, k, s, p, return_indices=True)
+        run = lambda: torch.ops.aten.max_pool2d_with_indices_backward(y, x, [k, k], [s, s], [p, p],
+                                                                      [1, 1], False, idx)
+        return Bench(run, 2 * o_b + i_b, "gbps", "aten.max_pool2d_with_indices_backward")
+
     def h2d(self, nbytes):
         host = torch.randint(0, 256, (nbytes,), dtype=torch.uint8)  # pageable
         dev = self.empty(nbytes, dtype=torch.uint8)
@@ -229,6 +260,14 @@ class Peer:
         elif suite == "conv":
             out += [(f"conv2d/n{n}c{c}h{h}o{o}k{k}s{s}", lambda a=(n, c, h, o, k, s, p): self.conv(*a))
                     for n, c, h, o, k, s, p in CONV_CASES]
+            out += [(f"conv2d_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
+                     lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_backward(wh, *a))
+                    for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]
+            out += [("maxpool2d/n8c64h112k3s2", lambda: self.pool("max", 8, 64, 112, 3, 2, 1)),
+                    ("maxpool2d_backward/n8c64h112k3s2",
+                     lambda: self.pool("max_bwd", 8, 64, 112, 3, 2, 1)),
+                    ("avgpool2d/n8c64h56k3s1", lambda: self.pool("avg", 8, 64, 56, 3, 1, 1)),
+                    ("global_avgpool/n32c512h7", lambda: self.pool("global", 32, 512, 7))]
         elif suite == "pinn":
             out += [(f"pinn_forward/{n}", lambda n=n: self.pinn(n, 0, 1)) for n in PINN_SIZES]
             out += [(f"pinn_train_step/{n}", lambda n=n: self.pinn(n, 1, 1)) for n in PINN_SIZES]

@@ -29,13 +29,19 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
-/* im2col into workspace slot 1, then per group one strided-batched GEMM by `gemm` (clt__gemm_clblast
- * or clt__gemm_tiled), bias and activation in its epilogue. */
-struct clt__gemm_problem;
-typedef clt_status (*clt__conv_gemm_fn)(clt_context *ctx, const struct clt__gemm_problem *p,
-                                        const char *who);
-clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p, clt__conv_gemm_fn gemm,
-                                   const char *who);
+/* The same with CLBlast's GEMM (clblast = 1) or ours (0, clt__gemm_tiled: CPU devices use it as
+ * ours, chunked to about the last-level cache). */
+clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
+                               const char *who);
+
+/* Column bytes per chunk of images on CPU devices (forward and weight gradient); a variable so
+ * tests can force several chunks. */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+
+/* Columns of images img0 .. img0 + nimg - 1 of p->x into col (from element 0): per image the
+ * (Ci*Kh*Kw) x (Ho*Wo) matrix, zeros in the padding. The CPU-style kernel on CPU devices. */
+clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
+                              int64_t img0, int64_t nimg, const char *who);
 
 
 #endif

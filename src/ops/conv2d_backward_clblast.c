@@ -10,6 +10,7 @@
 #include "ops/gemm.h"
 #include "ops/launch.h"
 #include "program/program.h"
+#include "tune/conv_params.h"
 
 #define COL_FAMILY "conv2d_backward_col"
 #define HEAD_ELEMS CLT__CONVB_COUNTERS /* col data starts after the counters (in floats) */
@@ -64,6 +65,9 @@ clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, c
         if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
             return st;
     }
+    if (!clblast && clt__conv_table_for(ctx)->prefer_cpu) /* ours on a CPU device */
+        return col_kernel(ctx, "conv_col2im_cpu", g, col, HEAD_ELEMS, dx->storage->mem,
+                          dx->offset / sizeof(float), (uint64_t)(g->n * g->ci), who);
     return col_kernel(ctx, "conv_col2im", g, col, HEAD_ELEMS, dx->storage->mem,
                       dx->offset / sizeof(float), (uint64_t)dx->numel, who);
 }

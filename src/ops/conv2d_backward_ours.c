@@ -1,8 +1,9 @@
 /* Our Conv2D backward kernels (cl_kernels/conv2d_backward.cl): the tiled implicit GEMMs on GPUs
  * (and the gfx902 profile), one launch per call; direct one-item-per-output kernels on GPUs for
  * few channels per group (depthwise), where a 64-row tile would be mostly empty. CPU devices
- * (POCL) use column buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s
- * for the direct loops there, local-memory tiles are slow on POCL too. */
+ * (POCL) use the forward's CPU im2col + our CPU GEMM (conv2d_backward_cpu.c), else column
+ * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
+ * there, local-memory tiles are slow on POCL too. */
 #include <string.h>
 
 #include "memory/memory.h"
@@ -116,8 +117,10 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
 clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *w, clt_tensor *dx, const char *who)
 {
-    if (cpu_style(ctx))
-        return clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
+    if (cpu_style(ctx)) {
+        clt_status st = clt__convb_input_cpu(ctx, g, dy, w, dx, who);
+        return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
+    }
     cl_kernel k = NULL;
     clt_status st;
     if (g->ci_g >= MIN_TILED_CHANNELS &&
@@ -140,8 +143,10 @@ clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, cons
 clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who)
 {
-    if (cpu_style(ctx))
-        return clt__convb_weight_colgemm(ctx, g, dy, x, dw, 0, who);
+    if (cpu_style(ctx)) {
+        clt_status st = clt__convb_weight_cpu(ctx, g, dy, x, dw, who);
+        return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_weight_colgemm(ctx, g, dy, x, dw, 0, who);
+    }
     cl_kernel k = NULL;
     clt_status st;
     if (g->co_g >= MIN_TILED_CHANNELS &&

@@ -1,10 +1,12 @@
-/* Conv2D forward as im2col + GEMM: the CLBlast path (GEMMs by CLBlast), and ours for grids too small
- * for the implicit kernel (GEMMs by our tiled kernels, whose split K fills the device). Our im2col kernel (conv2d_direct.cl; CLBlastSim2col takes
- * symmetric padding and one image per call) writes a chunk of images into workspace slot 1, then
- * per group one CLBlast strided-batched GEMM over the chunk's images, W_g shared (stride 0):
+/* Conv2D forward as im2col + GEMM: the CLBlast path and, on CPU devices, ours (our CPU GEMM,
+ * gemm_cpu.cl, runs this shape at GEMM speed where no direct loop nest gets close on POCL). Our
+ * im2col kernel (conv2d_direct.cl; CLBlastSim2col takes symmetric padding and one image per call)
+ * writes a chunk of images into workspace slot 1, then per group one strided-batched GEMM over the
+ * chunk's images, W_g shared (stride 0):
  *   out[n][g*Co_g ..] (Co_g x Ho*Wo) = W_g (Co_g x Ci_g*Kh*Kw) * col[n][group g rows] + bias
- * with the bias/activation epilogue as the GEMM runs it (CLBlast: one extra launch). The chunk is
- * as many images as fit CHUNK_BYTES of workspace (at least one). */
+ * with the bias/activation epilogue (fused in ours; one extra launch in CLBlast's). The chunk is
+ * as many images as fit the chunk bytes (at least one): large for CLBlast (few calls), about the
+ * last-level cache for ours on a CPU, so the GEMM reads the columns im2col just wrote from cache. */
 #include <string.h>
 
 #include "memory/memory.h"
@@ -17,12 +19,18 @@
 #define WORKSPACE_SLOT 1
 #define CHUNK_BYTES ((uint64_t)256 << 20)
 
-static clt_status im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col, int64_t img0,
-                         int64_t nimg, const char *who)
+/* Column bytes per chunk on CPU devices: about the share of the last-level cache a chunk may
+ * take (tests set it tiny to run several chunks on small shapes). */
+uint64_t clt__conv_cpu_chunk_bytes = (uint64_t)8 << 20;
+
+clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
+                              int64_t img0, int64_t nimg, const char *who)
 {
     const clt__conv_geom *g = &p->g;
+    const int cpu = clt__conv_table_for(ctx)->prefer_cpu; /* not under the gfx902 profile */
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, "conv2d_direct", "", "conv2d_im2col", &k);
+    clt_status st = clt__kernel_get(ctx, "conv2d_direct", "",
+                                    cpu ? "conv2d_im2col_cpu" : "conv2d_im2col", &k);
     if (st)
         return clt__prefix_error(ctx, st, who);
     cl_ulong4 offs = {{p->x_off, 0, (cl_ulong)img0, 0}};
@@ -41,14 +49,20 @@ static clt_status im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem co
         lim = (size_t)ctx->limits.max_work_group_size;
     while (l > 1 && l > lim)
         l /= 2;
-    size_t hw = (size_t)(g->ho * g->wo);
+    size_t hw = (size_t)(g->ho * g->wo), rows = (size_t)(g->ci * g->kh * g->kw);
+    if (cpu) { /* one item per (column row, image) */
+        if (l > 16)
+            l = 16;
+        size_t gl[2] = {(rows + l - 1) / l * l, (size_t)nimg}, lo[2] = {l, 1};
+        return clt__enqueue_kernel(ctx, k, 2, gl, lo, who);
+    }
     size_t global[3] = {(hw + l - 1) / l * l, (size_t)(g->ci * g->kh * g->kw), (size_t)nimg};
     size_t local[3] = {l, 1, 1};
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }
 
-clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p, clt__conv_gemm_fn gemm,
-                                   const char *who)
+clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
+                               const char *who)
 {
     const clt__conv_geom *g = &p->g;
     if (!clt__epilogue_act_name(p->act))
@@ -59,7 +73,10 @@ clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p,
     if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: im2col of one image exceeds 2^31 elements",
                          who);
-    int64_t chunk = (int64_t)(CHUNK_BYTES / ((uint64_t)per_image * sizeof(float)));
+    /* ours on a CPU: cache-sized chunks; CLBlast, or ours on a GPU (small grids, one chunk): few calls */
+    uint64_t bytes = clblast || ctx->dev->entry->info.type != CLT_DEVICE_CPU ? CHUNK_BYTES
+                                                                                : clt__conv_cpu_chunk_bytes;
+    int64_t chunk = (int64_t)(bytes / ((uint64_t)per_image * sizeof(float)));
     if (chunk < 1)
         chunk = 1;
     if (chunk > g->n)
@@ -72,7 +89,7 @@ clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p,
         return clt__prefix_error(ctx, st, who);
     for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {
         int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk;
-        if ((st = im2col(ctx, p, col, img0, cnt, who)))
+        if ((st = clt__conv2d_im2col(ctx, p, col, img0, cnt, who)))
             return st;
         for (int64_t gi = 0; gi < g->groups; gi++) {
             clt__gemm_problem q;
@@ -90,7 +107,7 @@ clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p,
             q.bias = p->bias, q.bias_off = p->bias_off + (uint64_t)(gi * g->co_g);
             q.bias_mode = p->bias ? CLT_BIAS_PER_ROW : CLT_BIAS_NONE;
             q.act = p->act, q.act_alpha = p->act_alpha;
-            if ((st = gemm(ctx, &q, who)))
+            if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &q, who)))
                 return st;
         }
     }
@@ -99,5 +116,5 @@ clt_status clt__conv2d_im2col_gemm(clt_context *ctx, const clt__conv_problem *p,
 
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
-    return clt__conv2d_im2col_gemm(ctx, p, clt__gemm_clblast, who);
+    return clt__conv2d_colgemm(ctx, p, 1, who);
 }

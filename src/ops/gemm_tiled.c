@@ -307,11 +307,16 @@ static clt_status try_cpu(gemm_launch *L, const clt__gemm_table *t)
     if (st != CLT_SUCCESS)
         return st;
     size_t local = (size_t)cc.local, lim = group_limit(L, k);
+    size_t blocks = (size_t)((p->m + cc.rpi - 1) / cc.rpi);
     if (local > lim)
         local = lim;
+    if (local > 0) { /* even groups: items past m would repeat the last rows' work */
+        size_t groups = (blocks + local - 1) / local;
+        local = (blocks + groups - 1) / groups; /* m = 64: 11 (was 16, 5 idle); 128: 2 x 11 */
+    }
     if (local == 0)
         return CLT_ERR_UNSUPPORTED;
-    size_t global[3] = {round_up((size_t)((p->m + cc.rpi - 1) / cc.rpi), local),
+    size_t global[3] = {round_up(blocks, local),
                         (size_t)((p->n + cc.nv - 1) / cc.nv), (size_t)p->batch};
     size_t locals[3] = {local, 1, 1};
     return enqueue(L, k, L->flags, global, locals);

@@ -1,5 +1,6 @@
 /* Max and average 2-D pooling, forward and backward: validate, then one launch of a pool2d.cl
- * kernel (one work item per output element forward, per dx element backward). */
+ * kernel (one work item per output element forward, per dx element backward), or on CPU devices
+ * of its pool2d_cpu.cl twin (one item per output row forward, per plane backward). */
 #include "ops/pool2d.h"
 
 static void out_shape(const clt__pool_geom *g, int64_t s[4])
@@ -41,6 +42,9 @@ clt_status clt_max_pool2d(const clt_tensor *x, const clt_pool2d_params *p, clt_t
         return st;
     cl_int16 kg = clt__pool_kernel_geometry(&g, indices != NULL, 0);
     const clt_tensor *ts[3] = {x, out, indices};
+    if (clt__pool_cpu_style(ctx))
+        return clt__pool_launch(ctx, who, "pool2d_max_cpu", ts, 3, &kg,
+                                (uint64_t)(g.n * g.c * g.ho), 0);
     return clt__pool_launch(ctx, who, "pool2d_max", ts, 3, &kg, (uint64_t)(g.n * g.c * g.ho * g.wo),
                             0);
 }
@@ -72,6 +76,11 @@ clt_status clt_max_pool2d_backward(const clt_tensor *dy, const clt_tensor *x,
         return st;
     cl_int16 kg = clt__pool_kernel_geometry(&g, 0, 1);
     const clt_tensor *ts[3] = {indices ? indices : x, dy, dx};
+    if (clt__pool_cpu_style(ctx))
+        return clt__pool_launch(ctx, who,
+                                indices ? "pool2d_max_backward_indices_cpu"
+                                        : "pool2d_max_backward_x_cpu",
+                                ts, 3, &kg, (uint64_t)(g.n * g.c), 0);
     return clt__pool_launch(ctx, who,
                             indices ? "pool2d_max_backward_indices" : "pool2d_max_backward_x", ts,
                             3, &kg, (uint64_t)(g.n * g.c * g.h * g.w), 0);
@@ -96,6 +105,9 @@ clt_status clt_avg_pool2d(const clt_tensor *x, const clt_pool2d_params *p, int c
         return st;
     cl_int16 kg = clt__pool_kernel_geometry(&g, count_include_pad != 0, 0);
     const clt_tensor *ts[2] = {x, out};
+    if (clt__pool_cpu_style(ctx))
+        return clt__pool_launch(ctx, who, "pool2d_avg_cpu", ts, 2, &kg,
+                                (uint64_t)(g.n * g.c * g.ho), 0);
     return clt__pool_launch(ctx, who, "pool2d_avg", ts, 2, &kg, (uint64_t)(g.n * g.c * g.ho * g.wo),
                             0);
 }
@@ -119,6 +131,9 @@ clt_status clt_avg_pool2d_backward(const clt_tensor *dy, const clt_pool2d_params
         return st;
     cl_int16 kg = clt__pool_kernel_geometry(&g, count_include_pad != 0, 1);
     const clt_tensor *ts[2] = {dy, dx};
+    if (clt__pool_cpu_style(ctx))
+        return clt__pool_launch(ctx, who, "pool2d_avg_backward_cpu", ts, 2, &kg,
+                                (uint64_t)(g.n * g.c), 0);
     return clt__pool_launch(ctx, who, "pool2d_avg_backward", ts, 2, &kg,
                             (uint64_t)(g.n * g.c * g.h * g.w), 0);
 }

@@ -30,7 +30,10 @@ clt_status clt__pool_check_overlap(const clt_context *ctx, const char *who, cons
  * numbers of the division by cols, then by rows}; cols x rows is Wo x Ho forward, W x H backward. */
 cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backward);
 
-/* Set kernel `name` of pool2d.cl's arguments: the buffers of ts (nbuf of them, in order; a NULL
+/* CPU devices outside the gfx902 profile: pool2d_cpu.cl (rows or planes per item). */
+int clt__pool_cpu_style(const clt_context *ctx);
+
+/* Set kernel `name` of pool2d.cl's (pool2d_cpu.cl's when it ends in "_cpu") arguments: the buffers of ts (nbuf of them, in order; a NULL
  * entry passes ts[0]'s buffer, never touched), then g (unless NULL) and o = {items, the buffers'
  * element offsets}, and launch `items` work items. items == 0 enqueues nothing. */
 clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,

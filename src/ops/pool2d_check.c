@@ -129,14 +129,22 @@ cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backwa
     return k;
 }
 
+int clt__pool_cpu_style(const clt_context *ctx)
+{
+    return strcmp(ctx->limits.profile, "gfx902") != 0 &&
+           ctx->dev->entry->info.type == CLT_DEVICE_CPU;
+}
+
 clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
                             const clt_tensor *const *ts, int nbuf, const cl_int16 *g, uint64_t items,
                             uint64_t extra)
 {
     if (items == 0)
         return CLT_SUCCESS;
+    size_t len = strlen(name);
+    int cpu = len > 4 && !strcmp(name + len - 4, "_cpu");
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, "pool2d", "", name, &k);
+    clt_status st = clt__kernel_get(ctx, cpu ? "pool2d_cpu" : "pool2d", "", name, &k);
     if (st != CLT_SUCCESS)
         return clt__prefix_error(ctx, st, who);
     cl_ulong4 o = {{items, 0, 0, extra}};
@@ -151,5 +159,12 @@ clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
         return st;
     if ((st = clt__set_arg(ctx, k, arg, sizeof o, &o, who)))
         return st;
-    return clt__launch_1d(ctx, k, items, who);
+    if (!cpu)
+        return clt__launch_1d(ctx, k, items, who);
+    /* CPU kernels: an item is a row or a plane; about 64 groups or more spread them over the
+     * cores (a power of two: POCL builds one work-group function per local size) */
+    size_t local = 1;
+    while (local < 64 && local * 2 * 64 <= items)
+        local *= 2;
+    return clt__launch_1d_group(ctx, k, items, local, who);
 }

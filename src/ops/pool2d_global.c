@@ -1,11 +1,14 @@
-/* Global average pooling: forward = the single-launch reduction (MEAN over H and W, reduce.c),
- * backward = one broadcast launch of pool2d.cl. out / dy are [N, C, 1, 1] or [N, C]. */
+/* Global average pooling: forward = the single-launch reduction (MEAN over H and W, reduce.c), or
+ * on CPU devices for planes up to CPU_MAX_AREA one item per plane (pool2d_cpu.cl: 2x the reduction
+ * there); backward = one broadcast launch of pool2d.cl. out / dy are [N, C, 1, 1] or [N, C]. */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ops/pool2d.h"
 #include "ops/reduce_plan.h"
+
+#define CPU_MAX_AREA 256 /* a short float8 sum per plane errs no more than the reduction */
 
 /* t (non-NULL, of ctx, f32) is [n, c, 1, 1] or [n, c]; *keepdim says which. */
 static clt_status check_pooled(clt_context *ctx, const char *who, const char *name,
@@ -64,6 +67,12 @@ clt_status clt_global_avg_pool2d(const clt_tensor *x, clt_tensor *out)
         return st;
     if (xs[0] * xs[1] == 0)
         return CLT_SUCCESS;
+    if (clt__pool_cpu_style(ctx) && xs[2] * xs[3] <= CPU_MAX_AREA) {
+        const clt_tensor *ts[2] = {x, out};
+        cl_int16 kg = {{0}};
+        return clt__pool_launch(ctx, who, "pool2d_global_avg_cpu", ts, 2, &kg,
+                                (uint64_t)(xs[0] * xs[1]), (uint64_t)(xs[2] * xs[3]));
+    }
     static const int axes[2] = {2, 3};
     return clt__reduce_as(who, CLT_REDUCE_MEAN, x, 2, axes, keepdim, out);
 }

@@ -4,9 +4,9 @@
  *   8x16 items keeps 8x8 per item when a group has only 64 output channels (most CNN layers);
  *   64x64 and 32x32 for grids that would not fill the 132 SMs.
  * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same list, every group <= 256 items.
- * - CPU (POCL): the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x 16 pixels per item (8 of
- *   the 16 AVX2 registers hold accumulators), 8 items per group; the tiled list stays as the
- *   fallback.
+ * - CPU (POCL): prefer_cpu = im2col in cache-sized chunks + our CPU GEMM (conv2d_clblast.c;
+ *   2-8x the direct kernel on 2 cores); the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x
+ *   16 pixels per item, 8 items per group, and the tiled list stay as fallbacks.
  * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */
 #include <stdio.h>
 #include <string.h>

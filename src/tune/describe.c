@@ -40,14 +40,15 @@ static void describe_conv(const clt_context *ctx, text_out *o)
         put(o, "conv auto rule: %s: always ours\n", r->label);
     const clt__conv_table *t = clt__conv_table_for(ctx);
     put(o, "conv kernel table: %s (%s; 1x1 through GEMM, one input channel per group direct)\n",
-        t->name, t->prefer_cpu ? "CPU-style direct kernel" : "implicit GEMM");
+        t->name, t->prefer_cpu ? "im2col in cache-sized chunks + our CPU GEMM" : "implicit GEMM");
     for (int i = 0; i < t->n_tiled; i++) {
         const clt__conv_tiled_cfg *c = &t->tiled[i];
         put(o, "  implicit %dx%d tile, K step %d, %dx%d items (%dx%d per work item), %zu B local\n",
             c->mwg, c->nwg, c->kwg, c->mdimc, c->ndimc, c->mwg / c->mdimc, c->nwg / c->ndimc,
             clt__conv_tiled_local_bytes(c));
     }
-    put(o, "  cpu-style: %d channels x 8 or 16 pixels per item, %d items per group; direct: %d\n",
+    put(o, "  cpu-style direct (fallback): %d channels x 8 or 16 pixels per item, %d items per "
+           "group; depthwise: %d\n",
         t->cpu_rpi, t->cpu_local, t->direct_local);
 }
 

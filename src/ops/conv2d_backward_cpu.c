@@ -1,0 +1,98 @@
+/* Conv2D backward on CPU devices (POCL), built from the forward's fast pieces (the CPU-style im2col
+ * kernel and our CPU GEMM), so no GEMM takes a transposed operand it runs slowly:
+ *   grad-input, stride 1 and padding <= the dilated kernel extent: dx is the forward convolution
+ *     of dy with the weights flipped (channels swapped per group, taps reversed: one small
+ *     kernel into workspace slot 2) and padding dil * (k - 1) - pad per side; the forward's
+ *     im2col + NN GEMM then runs in cache-sized chunks (clt__conv2d_colgemm).
+ *   grad-weight: im2col of a cache-sized chunk of images (workspace slot 1), then per image one
+ *     NT GEMM batched over groups, dw_g (+)= dy[n, g] (Co_g x Ho*Wo) * col[n, g]^T.
+ * CLT_ERR_UNSUPPORTED where a shape does not fit (the caller uses the general column path). */
+#include <stdint.h>
+
+#include "memory/memory.h"
+#include "ops/conv2d.h"
+#include "ops/conv2d_backward.h"
+#include "ops/gemm.h"
+#include "ops/launch.h"
+#include "program/program.h"
+
+#define HEAD_ELEMS CLT__CONVB_COUNTERS /* slot 2 data starts after the counters (in floats) */
+#define COL_SLOT 1
+
+clt_status clt__convb_input_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                const clt_tensor *w, clt_tensor *dx, const char *who)
+{
+    int64_t ey = g->dh * (g->kh - 1), ex = g->dw * (g->kw - 1);
+    if (g->sh != 1 || g->sw != 1 || g->pt > ey || g->pb > ey || g->pl > ex || g->pr > ex ||
+        w->numel > INT32_MAX)
+        return CLT_ERR_UNSUPPORTED;
+    cl_mem wf;
+    clt_status st = clt__convb_workspace(ctx, (size_t)w->numel * sizeof(float), who, &wf);
+    if (st != CLT_SUCCESS)
+        return st;
+    cl_kernel k;
+    if ((st = clt__kernel_get(ctx, "conv2d_backward_col", "", "conv_flip_weights", &k)))
+        return clt__prefix_error(ctx, st, who);
+    cl_int16 G = clt__convb_geom_arg(g);
+    cl_ulong2 off = {{w->offset / sizeof(float), HEAD_ELEMS}};
+    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &w->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &wf, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof G, &G, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof off, &off, who)) ||
+        (st = clt__convb_launch_items(ctx, k, (uint64_t)(g->co * g->ci_g), who)))
+        return st;
+    clt__conv_problem q = {0};
+    clt__conv_geom *t = &q.g;
+    *t = *g;
+    t->ci = g->co, t->h = g->ho, t->w = g->wo, t->co = g->ci, t->ho = g->h, t->wo = g->w;
+    t->ci_g = g->co_g, t->co_g = g->ci_g;
+    t->pt = ey - g->pt, t->pb = ey - g->pb, t->pl = ex - g->pl, t->pr = ex - g->pr;
+    q.x = dy->storage->mem, q.x_off = dy->offset / sizeof(float);
+    q.w = wf, q.w_off = HEAD_ELEMS;
+    q.out = dx->storage->mem, q.out_off = dx->offset / sizeof(float);
+    q.act = CLT_IDENTITY;
+    return clt__conv2d_colgemm(ctx, &q, 0, who);
+}
+
+clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                 const clt_tensor *x, clt_tensor *dw, const char *who)
+{
+    const int64_t kk = g->kh * g->kw, hw = g->ho * g->wo, cols = g->ci_g * kk;
+    const int64_t per_image = g->ci * kk * hw;
+    if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
+        return CLT_ERR_UNSUPPORTED;
+    int64_t chunk = (int64_t)(clt__conv_cpu_chunk_bytes / ((uint64_t)per_image * sizeof(float)));
+    chunk = chunk < 1 ? 1 : chunk > g->n ? g->n : chunk;
+    cl_mem col;
+    int fresh;
+    clt_status st = clt__workspace_get(ctx, COL_SLOT, (size_t)(chunk * per_image) * sizeof(float),
+                                       &col, &fresh);
+    if (st)
+        return clt__prefix_error(ctx, st, who);
+    clt__conv_problem q = {0};
+    q.g = *g, q.x = x->storage->mem, q.x_off = x->offset / sizeof(float);
+    for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {
+        int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk;
+        if ((st = clt__conv2d_im2col(ctx, &q, col, img0, cnt, who)))
+            return st;
+        for (int64_t i = 0; i < cnt; i++) {
+            int64_t n = img0 + i;
+            clt__gemm_problem p = {0};
+            p.ta = CLT_NO_TRANS, p.tb = CLT_TRANS;
+            p.m = g->co_g, p.n = cols, p.k = hw;
+            p.alpha = 1.0f, p.beta = n ? 1.0f : 0.0f;
+            p.a = dy->storage->mem, p.a_off = dy->offset / sizeof(float) + (uint64_t)(n * g->co * hw);
+            p.lda = hw, p.a_stride = g->co_g * hw;
+            p.b = col, p.b_off = (uint64_t)(i * per_image), p.ldb = hw, p.b_stride = cols * hw;
+            p.c = dw->storage->mem, p.c_off = dw->offset / sizeof(float), p.ldc = cols;
+            p.c_stride = g->co_g * cols;
+            p.batch = g->groups;
+            if (p.batch == 1)
+                p.a_stride = p.b_stride = p.c_stride = 0;
+            p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
+            if ((st = clt__gemm_tiled(ctx, &p, who)) != CLT_SUCCESS)
+                return st;
+        }
+    }
+    return CLT_SUCCESS;
+}
