@@ -9,7 +9,7 @@
 #define MAX_CASES 512
 
 typedef struct compare_table {
-    char runs[MAX_RUNS][200]; /* column titles: "peer @ device (profile)" */
+    char runs[MAX_RUNS][256]; /* column titles: "peer @ device (profile)", as built below */
     int nruns;
     char cases[MAX_CASES][64];
     int ncases;
@@ -91,7 +91,7 @@ static int read_file(compare_table *t, const char *path)
         json_field(line, "peer", peer, sizeof peer);
         json_field(line, "device", device, sizeof device);
         json_field(line, "profile", profile, sizeof profile);
-        char title[192];
+        char title[256]; /* peer + device + profile and separators always fit */
         if (profile[0] && strcmp(profile, "native") != 0)
             snprintf(title, sizeof title, "%s @ %s (%s)", peer, device, profile);
         else
