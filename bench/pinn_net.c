@@ -2,8 +2,8 @@
  * row-major, so the backward of a layer with upstream gradient G [n, out] is
  *   dW_l = act[l]^T G  (one TN GEMM),   db_l = column sums of G (one clt_reduce over axis 0),
  *   G'   = (G W_l^T) * (1 - act[l]^2)  (one NT GEMM, tanh's backward fused: dact_y epilogue).
- * Launches per train step: forward 5, loss 2, backward 3 + 3 + 3 + 2 (the first layer needs no
- * input gradient), Adam 1 = 19. */
+ * Launches per train step: forward 5, loss + its gradient 1, backward 3 + 3 + 3 + 2 (the first layer needs no
+ * input gradient), Adam 1 = 18. */
 #include "pinn_net.h"
 
 #include <math.h>
@@ -177,9 +177,7 @@ clt_status pinn_gradients(pinn_net *net)
     clt_status st = pinn_forward(net);
     clt_tensor *y = net->act[PINN_LAYERS];
     if (!st)
-        st = clt_mse_loss(y, net->target, net->loss);
-    if (!st)
-        st = clt_mse_loss_backward(y, net->target, net->dy);
+        st = clt_mse_loss_with_grad(y, net->target, net->loss, net->dy); /* one launch */
     clt_tensor *g = net->dy; /* dL/d(output of layer l) */
     const int axis0 = 0;
     for (int l = PINN_LAYERS - 1; l >= 0 && !st; l--) {

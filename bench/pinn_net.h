@@ -38,7 +38,7 @@ void pinn_free(pinn_net *net);
 clt_status pinn_forward(pinn_net *net);
 /* Enqueue forward, loss (into net->loss), backward (into grads) — no Adam. */
 clt_status pinn_gradients(pinn_net *net);
-/* pinn_gradients then one Adam step over the flat parameters. 19 launches; never waits. */
+/* pinn_gradients then one Adam step over the flat parameters. 18 launches; never waits. */
 clt_status pinn_train_step(pinn_net *net);
 
 #endif
