@@ -2,7 +2,8 @@
  * row-major, so the backward of a layer with upstream gradient G [n, out] is
  *   [dW_l; db_l] = [act[l], 1]^T G  (one TN GEMM: W_l and b_l are one (in+1) x out block of the
  *                 flat parameters, and act[l] for l >= 1 is stored with a ones column after its
- *                 in columns, which the forward GEMMs skip (lda / ldc = in + 1) and never write);
+ *                 in columns, which the forward GEMMs skip (lda / ldc = ld[l] > in) and never
+ *                 write);
  *                 layer 0's input comes from clt_fourier_features, contiguous, so there
  *                 dW_0 = act[0]^T G and db_0 = column sums of G (a clt_reduce over axis 0),
  *   G'   = (G W_l^T) * (1 - act[l]^2)  (one NT GEMM, tanh's backward fused: dact_y epilogue).
@@ -126,14 +127,14 @@ static clt_status make_data(pinn_net *net, uint64_t *rng)
     return st;
 }
 
-/* Zeros with the last of the cols columns all ones (once, at creation: no layer writes it). */
-static clt_status ones_column(clt_tensor *t, int64_t rows, int64_t cols)
+/* Zeros with column `col` of the cols columns all ones (once, at creation: no layer writes it). */
+static clt_status ones_column(clt_tensor *t, int64_t rows, int64_t cols, int64_t col)
 {
     float *h = calloc((size_t)(rows * cols), sizeof(float));
     if (!h)
         return CLT_ERR_OUT_OF_HOST_MEMORY;
     for (int64_t i = 0; i < rows; i++)
-        h[i * cols + cols - 1] = 1.0f;
+        h[i * cols + col] = 1.0f;
     clt_status st = clt_tensor_write(t, h, sizeof(float) * (size_t)(rows * cols));
     free(h);
     return st;
@@ -158,10 +159,10 @@ clt_status pinn_create(clt_context *ctx, int64_t n, int64_t f, int64_t w, uint64
         st = make_params(net, &rng);
     for (int l = 0; l <= PINN_LAYERS && !st; l++) {
         int hidden = l > 0 && l < PINN_LAYERS;
-        net->ld[l] = l == 0 ? 2 * f : l == PINN_LAYERS ? 2 : w + 1;
+        net->ld[l] = l == 0 ? 2 * f : l == PINN_LAYERS ? 2 : (w + 4) / 4 * 4;
         st = make(ctx, 2, n, net->ld[l], &net->act[l]);
         if (!st && hidden)
-            st = ones_column(net->act[l], n, w + 1);
+            st = ones_column(net->act[l], n, net->ld[l], w);
     }
     if (!st)
         st = make(ctx, 2, n, 2, &net->dy);
@@ -205,7 +206,7 @@ clt_status pinn_gradients(pinn_net *net)
     const int axis0 = 0;
     for (int l = PINN_LAYERS - 1; l >= 0 && !st; l--) {
         int64_t k = net->in[l], o = net->out[l], n = net->n, lda = net->ld[l];
-        int aug = lda == k + 1; /* the ones column: db as the last row of the same GEMM */
+        int aug = lda > k; /* column k is all ones: db as the last row of the same GEMM */
         st = clt_gemm(CLT_TRANS, CLT_NO_TRANS, aug ? k + 1 : k, o, n, 1.0f, net->act[l], 0, lda, g, 0,
                       o, 0.0f, net->grads, net->poff[l], o, NULL);
         if (!st && !aug)

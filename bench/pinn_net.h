@@ -21,10 +21,11 @@ typedef struct pinn_net {
     clt_tensor *params, *grads, *m, *v;         /* flat [nparams]: W0 b0 W1 b1 ... */
     clt_tensor *W[PINN_LAYERS], *b[PINN_LAYERS];   /* views of params: W [in, out], b [out] */
     clt_tensor *dW[PINN_LAYERS], *db[PINN_LAYERS]; /* the same views of grads */
-    clt_tensor *act[PINN_LAYERS + 1]; /* act[0] features [n, 2f], act[1..3] hidden [n, w + 1] (the
-                                         last column all ones, see ld), act[4] y [n, 2] */
-    int64_t ld[PINN_LAYERS + 1];      /* stored row length of act[l]: in[l] + 1 where act[l] carries
-                                         the ones column that folds db into the dW GEMM */
+    clt_tensor *act[PINN_LAYERS + 1]; /* act[0] features [n, 2f], act[1..3] hidden [n, ld] (column
+                                         w all ones, see ld), act[4] y [n, 2] */
+    int64_t ld[PINN_LAYERS + 1];      /* stored row length of act[l]; > in[l] where column in[l] is
+                                         the ones column that folds db into the dW GEMM (then
+                                         w + 1 rounded up to 4: aligned rows for float4 paths) */
     int64_t poff[PINN_LAYERS];        /* offset of layer l's [W; b] block ((in+1) x out) in params */
     clt_tensor *dy, *dh[2], *loss;    /* dL/dy [n, 2], two ping-pong [n, w], the loss [1] */
     clt_adam_params adam;
