@@ -1,5 +1,5 @@
 /* Setups of the pinn suite (suite_pinn.c): p = {points N, steps, read the loss every k-th step}.
- * steps 0: pinn_forward/N, one forward pass (5 launches). Otherwise `steps` train steps (22 launches
+ * steps 0: pinn_forward/N, one forward pass (5 launches). Otherwise `steps` train steps (15 launches
  * each) with the loss delivered to the host every k-th step: k = 1 by a blocking clt_tensor_read
  * after the step (what loss.item() does), k > 1 by clt_tensor_read_async futures that are only
  * collected after the last step, so the loop never waits. The network (pinn_net.c) and its whole

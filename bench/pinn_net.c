@@ -1,9 +1,14 @@
 /* The PINN of pinn_net.h. Layer l computes act[l+1] = act(act[l] W_l + b_l) with W_l [in, out]
  * row-major, so the backward of a layer with upstream gradient G [n, out] is
- *   dW_l = act[l]^T G  (one TN GEMM),   db_l = column sums of G (one clt_reduce over axis 0),
- *   G'   = (G W_l^T) * (1 - act[l]^2)  (one NT GEMM, then tanh's backward from y, in place).
- * Launches per train step: forward 5, loss 2, backward 4 + 4 + 4 + 2 (the first layer needs no
- * input gradient), Adam 1 = 22. */
+ *   [dW_l; db_l] = [act[l], 1]^T G  (one TN GEMM: W_l and b_l are one (in+1) x out block of the
+ *                 flat parameters, and act[l] for l >= 1 is stored with a ones column after its
+ *                 in columns, which the forward GEMMs skip (lda / ldc = ld[l] > in) and never
+ *                 write);
+ *                 layer 0's input comes from clt_fourier_features, contiguous, so there
+ *                 dW_0 = act[0]^T G and db_0 = column sums of G (a clt_reduce over axis 0),
+ *   G'   = (G W_l^T) * (1 - act[l]^2)  (one NT GEMM, tanh's backward fused: dact_y epilogue).
+ * Launches per train step: forward 5, loss + its gradient 1, backward 2 + 2 + 2 + 2 (the first
+ * layer needs no input gradient but its own bias reduction), Adam 1 = 15. */
 #include "pinn_net.h"
 
 #include <math.h>
@@ -80,6 +85,7 @@ static clt_status make_params(pinn_net *net, uint64_t *rng)
         double bound = 1.0 / sqrt((double)net->in[l]);
         for (int64_t i = 0; i < nw + nb; i++)
             host[off + i] = (float)((2.0 * uniform01(rng) - 1.0) * bound);
+        net->poff[l] = off;
         if ((st = clt_tensor_view(net->params, off, 2, ws, &net->W[l])) ||
             (st = clt_tensor_view(net->params, off + nw, 1, &nb, &net->b[l])) ||
             (st = clt_tensor_view(net->grads, off, 2, ws, &net->dW[l])) ||
@@ -121,6 +127,19 @@ static clt_status make_data(pinn_net *net, uint64_t *rng)
     return st;
 }
 
+/* Zeros with column `col` of the cols columns all ones (once, at creation: no layer writes it). */
+static clt_status ones_column(clt_tensor *t, int64_t rows, int64_t cols, int64_t col)
+{
+    float *h = calloc((size_t)(rows * cols), sizeof(float));
+    if (!h)
+        return CLT_ERR_OUT_OF_HOST_MEMORY;
+    for (int64_t i = 0; i < rows; i++)
+        h[i * cols + col] = 1.0f;
+    clt_status st = clt_tensor_write(t, h, sizeof(float) * (size_t)(rows * cols));
+    free(h);
+    return st;
+}
+
 clt_status pinn_create(clt_context *ctx, int64_t n, int64_t f, int64_t w, uint64_t seed,
                        pinn_net **out)
 {
@@ -138,8 +157,13 @@ clt_status pinn_create(clt_context *ctx, int64_t n, int64_t f, int64_t w, uint64
     clt_status st = make_data(net, &rng);
     if (!st)
         st = make_params(net, &rng);
-    for (int l = 0; l <= PINN_LAYERS && !st; l++)
-        st = make(ctx, 2, n, l == 0 ? 2 * f : l == PINN_LAYERS ? 2 : w, &net->act[l]);
+    for (int l = 0; l <= PINN_LAYERS && !st; l++) {
+        int hidden = l > 0 && l < PINN_LAYERS;
+        net->ld[l] = l == 0 ? 2 * f : l == PINN_LAYERS ? 2 : (w + 4) / 4 * 4;
+        st = make(ctx, 2, n, net->ld[l], &net->act[l]);
+        if (!st && hidden)
+            st = ones_column(net->act[l], n, net->ld[l], w);
+    }
     if (!st)
         st = make(ctx, 2, n, 2, &net->dy);
     if (!st)
@@ -166,8 +190,8 @@ clt_status pinn_forward(pinn_net *net)
         ep.bias_mode = CLT_BIAS_PER_COLUMN;
         ep.activation = l == PINN_LAYERS - 1 ? CLT_IDENTITY : CLT_TANH;
         int64_t k = net->in[l], o = net->out[l];
-        st = clt_gemm(CLT_NO_TRANS, CLT_NO_TRANS, net->n, o, k, 1.0f, net->act[l], 0, k, net->W[l], 0,
-                      o, 0.0f, net->act[l + 1], 0, o, &ep);
+        st = clt_gemm(CLT_NO_TRANS, CLT_NO_TRANS, net->n, o, k, 1.0f, net->act[l], 0, net->ld[l],
+                      net->W[l], 0, o, 0.0f, net->act[l + 1], 0, net->ld[l + 1], &ep);
     }
     return st;
 }
@@ -177,24 +201,27 @@ clt_status pinn_gradients(pinn_net *net)
     clt_status st = pinn_forward(net);
     clt_tensor *y = net->act[PINN_LAYERS];
     if (!st)
-        st = clt_mse_loss(y, net->target, net->loss);
-    if (!st)
-        st = clt_mse_loss_backward(y, net->target, net->dy);
+        st = clt_mse_loss_with_grad(y, net->target, net->loss, net->dy); /* one launch */
     clt_tensor *g = net->dy; /* dL/d(output of layer l) */
     const int axis0 = 0;
     for (int l = PINN_LAYERS - 1; l >= 0 && !st; l--) {
-        int64_t k = net->in[l], o = net->out[l], n = net->n;
-        st = clt_gemm(CLT_TRANS, CLT_NO_TRANS, k, o, n, 1.0f, net->act[l], 0, k, g, 0, o, 0.0f,
-                      net->dW[l], 0, o, NULL);
-        if (!st)
+        int64_t k = net->in[l], o = net->out[l], n = net->n, lda = net->ld[l];
+        int aug = lda > k; /* column k is all ones: db as the last row of the same GEMM */
+        st = clt_gemm(CLT_TRANS, CLT_NO_TRANS, aug ? k + 1 : k, o, n, 1.0f, net->act[l], 0, lda, g, 0,
+                      o, 0.0f, net->grads, net->poff[l], o, NULL);
+        if (!st && !aug)
             st = clt_reduce(CLT_REDUCE_SUM, g, 1, &axis0, 0, net->db[l]);
         if (st || l == 0)
             break;
+        /* dL/d(act[l]) = (g W^T) * tanh'(act[l]) = (g W^T) * (1 - act[l]^2): one fused GEMM */
         clt_tensor *gin = net->dh[l % 2]; /* never the buffer g is in */
+        clt_gemm_epilogue ep;
+        clt_gemm_epilogue_init(&ep);
+        ep.dact_y = net->act[l];
+        ep.dact = CLT_TANH;
+        ep.lddy = lda;
         st = clt_gemm(CLT_NO_TRANS, CLT_TRANS, n, k, o, 1.0f, g, 0, o, net->W[l], 0, o, 0.0f, gin, 0,
-                      k, NULL);
-        if (!st)
-            st = clt_unary_backward(CLT_TANH, 0.0f, NULL, net->act[l], gin, gin);
+                      k, &ep);
         g = gin;
     }
     return st;

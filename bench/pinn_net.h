@@ -21,7 +21,12 @@ typedef struct pinn_net {
     clt_tensor *params, *grads, *m, *v;         /* flat [nparams]: W0 b0 W1 b1 ... */
     clt_tensor *W[PINN_LAYERS], *b[PINN_LAYERS];   /* views of params: W [in, out], b [out] */
     clt_tensor *dW[PINN_LAYERS], *db[PINN_LAYERS]; /* the same views of grads */
-    clt_tensor *act[PINN_LAYERS + 1]; /* act[0] features [n, 2f], act[1..3] hidden [n, w], act[4] y */
+    clt_tensor *act[PINN_LAYERS + 1]; /* act[0] features [n, 2f], act[1..3] hidden [n, ld] (column
+                                         w all ones, see ld), act[4] y [n, 2] */
+    int64_t ld[PINN_LAYERS + 1];      /* stored row length of act[l]; > in[l] where column in[l] is
+                                         the ones column that folds db into the dW GEMM (then
+                                         w + 1 rounded up to 4: aligned rows for float4 paths) */
+    int64_t poff[PINN_LAYERS];        /* offset of layer l's [W; b] block ((in+1) x out) in params */
     clt_tensor *dy, *dh[2], *loss;    /* dL/dy [n, 2], two ping-pong [n, w], the loss [1] */
     clt_adam_params adam;
     int64_t step;                     /* Adam updates done */
@@ -38,7 +43,7 @@ void pinn_free(pinn_net *net);
 clt_status pinn_forward(pinn_net *net);
 /* Enqueue forward, loss (into net->loss), backward (into grads) — no Adam. */
 clt_status pinn_gradients(pinn_net *net);
-/* pinn_gradients then one Adam step over the flat parameters. 22 launches; never waits. */
+/* pinn_gradients then one Adam step over the flat parameters. 15 launches; never waits. */
 clt_status pinn_train_step(pinn_net *net);
 
 #endif

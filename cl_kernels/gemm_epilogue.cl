@@ -1,5 +1,6 @@
 /* GEMM epilogue as a separate pass, for implementations that cannot fuse it (CLBlast), and the
- * whole k = 0 case there:  C = act(scale * C + bias) + residual  over `batch` C matrices.
+ * whole k = 0 case there:  C = act(scale * C + bias) + residual  over `batch` C matrices, or
+ * C = (scale * C + bias) * dact'(y) with y read through the residual arguments.
  *
  * Layout: row-major; element (b, i, j) of C is c[c_off + b*c_stride + i*ldc + j]; the residual
  * uses its own offset and ldr with C's batch stride; the bias is shared by every batch (bias[j]
@@ -11,7 +12,9 @@
  * Flags are run-time arguments, not -D options: this pass is memory-bound, so uniform branches
  * cost nothing measurable, and one program then serves every epilogue (no compile per variant).
  * mode bits: 0 read C (else start from 0: beta = 0 with k = 0, C is never read), 1-2 bias
- * (clt_bias_mode: 1 per column, 2 per row), 3 residual, 8-15 the activation (EPI_* below).
+ * (clt_bias_mode: 1 per column, 2 per row), 3 residual, 4-5 dact (1 tanh, 2 sigmoid, 3 relu: the
+ * derivative from the forward output y = res[..]; never with bit 3 or an activation), 8-15 the
+ * activation (EPI_* below).
  *
  * -D contract: none.
  */
@@ -44,7 +47,7 @@ __kernel void gemm_epilogue(__global float *c, ulong c_off, ulong ldc, ulong c_s
                             ulong res_off, ulong ldr)
 {
     const int read_c = mode & 1u, bias_mode = (mode >> 1) & 3u, has_res = (mode >> 3) & 1u;
-    const uint act = (mode >> 8) & 255u;
+    const uint act = (mode >> 8) & 255u, dact = (mode >> 4) & 3u;
     for (ulong r = get_global_id(1); r < rows; r += get_global_size(1)) {
         ulong b = r / m, i = r - b * m;
         __global float *crow = c + c_off + b * c_stride + i * ldc;
@@ -56,6 +59,9 @@ __kernel void gemm_epilogue(__global float *c, ulong c_off, ulong ldc, ulong c_s
             v = epi_act(act, v, act_alpha);
             if (has_res)
                 v += rrow[j];
+            if (dact)
+                v *= dact == 1u ? clt_dact_tanh(rrow[j], 0.0f)
+                     : dact == 2u ? clt_dact_sigmoid(rrow[j], 0.0f) : clt_dact_relu(rrow[j], 0.0f);
             crow[j] = v;
         }
     }

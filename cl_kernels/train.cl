@@ -7,7 +7,9 @@
  *   weight decay, sqrt(bias correction 2)). Same operation order as torch.optim.Adam.
  * mse_loss: ONE work-group of WG items: item i sums the squared differences of elements
  *   i, i + WG, ... into a float, then a tree in local memory; item 0 writes sum * inv_count. The
- *   order is fixed, so the result is deterministic.
+ *   order is fixed, so the result is deterministic. With sc.y != 0 (clt_mse_loss_with_grad) each
+ *   item also writes dpred[i] = sc.y * (pred[i] - target[i]) for its elements (same launch; dpred
+ *   may be pred or target itself: every element is read before its own write).
  * fourier_features: one item per (n, c), c < F, over a full grid: p = scale * sum_k x[n, k] B[k, c];
  *   out[n, c] = sin(p), out[n, F + c] = cos(p) (one sincos).
  *
@@ -41,17 +43,21 @@ __kernel void adam_step(__global float *param, __global const float *grad, __glo
     param[off.s0 + i] = p - s.s0 * (mi / denom);
 }
 
-/* off = (pred, target, out, -) */
+/* off = (pred, target, out, dpred); sc = (1 / count, gradient scale or 0: no gradient). pred and
+ * target are not const-qualified: dpred may be one of them. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-mse_loss(__global const float *pred, __global const float *target, __global float *out, ulong4 off,
-         ulong count, float inv_count)
+mse_loss(__global float *pred, __global float *target, __global float *out, __global float *dpred,
+         ulong4 off, ulong count, float2 sc)
 {
     __local float part[WG];
     const uint lid = get_local_id(0);
+    const float inv_count = sc.x;
     float acc = 0.0f;
     for (ulong i = lid; i < count; i += WG) {
         float d = pred[off.s0 + i] - target[off.s1 + i];
         acc += d * d;
+        if (sc.y != 0.0f)
+            dpred[off.s3 + i] = sc.y * d;
     }
     part[lid] = acc;
     barrier(CLK_LOCAL_MEM_FENCE);

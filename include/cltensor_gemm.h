@@ -33,7 +33,15 @@ typedef enum clt_bias_mode {
  *  clt_gemm_epilogue_init) for none. The activation is one of CLT_IDENTITY, CLT_RELU, CLT_GELU_ERF,
  *  CLT_GELU_TANH, CLT_TANH, CLT_SIGMOID, CLT_SILU (others: CLT_ERR_UNSUPPORTED). residual is an
  *  m x n matrix at offset residual_offset with leading dimension ldr (same batch stride as C in
- *  batched calls). */
+ *  batched calls).
+ *  Activation backward (dact_y non-NULL): C = (alpha * op(A) op(B) + beta * C + bias) * dact'(y),
+ *  where y is the m x n matrix of dact_y at dact_offset with leading dimension lddy (C's batch
+ *  stride in batched calls) holding the FORWARD OUTPUT of `dact`, and dact'(y) its derivative
+ *  written from that output: CLT_TANH 1 - y^2, CLT_SIGMOID y (1 - y), CLT_RELU (y > 0). E.g. the
+ *  backward dX = (dY W^T) * tanh'(X_out) in one GEMM. Other dact ops: CLT_ERR_UNSUPPORTED; with an
+ *  activation other than CLT_IDENTITY or with a residual: CLT_ERR_UNSUPPORTED; dact_y is checked
+ *  like the residual (context, f32, bounds, C may not overlap it); dact is ignored when dact_y is
+ *  NULL. Not supported by clt_gemm_batched (CLT_ERR_UNSUPPORTED). */
 typedef struct clt_gemm_epilogue {
     const clt_tensor *bias;
     clt_bias_mode bias_mode;
@@ -42,6 +50,10 @@ typedef struct clt_gemm_epilogue {
     const clt_tensor *residual;
     int64_t residual_offset;
     int64_t ldr;
+    const clt_tensor *dact_y; /* NULL: no activation backward */
+    clt_unary_op dact;
+    int64_t dact_offset;
+    int64_t lddy;
 } clt_gemm_epilogue;
 
 CLT_API void clt_gemm_epilogue_init(clt_gemm_epilogue *e);
@@ -64,7 +76,8 @@ CLT_API clt_status clt_gemm_strided_batched(clt_transpose ta, clt_transpose tb, 
                                             int64_t batch, const clt_gemm_epilogue *epilogue);
 
 /** `batch` independent GEMMs of the same shape, each with its own tensors and offsets (arrays of
- *  length batch). The residual of the epilogue, if any, is not supported here (CLT_ERR_UNSUPPORTED). */
+ *  length batch). The residual and dact_y of the epilogue, if any, are not supported here
+ *  (CLT_ERR_UNSUPPORTED). */
 CLT_API clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n,
                                     int64_t k, float alpha, const clt_tensor *const *a,
                                     const int64_t *a_offsets, int64_t lda,

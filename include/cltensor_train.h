@@ -56,6 +56,13 @@ CLT_API clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target
 CLT_API clt_status clt_mse_loss_backward(const clt_tensor *pred, const clt_tensor *target,
                                          clt_tensor *dpred);
 
+/** clt_mse_loss and clt_mse_loss_backward in ONE launch (same results, same single-work-group
+ *  limits): out = mean((pred - target)^2), dpred = 2 / numel * (pred - target). Checks of both;
+ *  dpred may be the same memory as pred or target (in place); any other overlap of dpred, and any
+ *  overlap of out, is CLT_ERR_ALIASING. */
+CLT_API clt_status clt_mse_loss_with_grad(const clt_tensor *pred, const clt_tensor *target,
+                                          clt_tensor *out, clt_tensor *dpred);
+
 /** Random Fourier features: with p = scale * (x @ B), x [N, d] and B [d, F],
  *  out [N, 2F] = [sin(p), cos(p)] (columns 0..F-1 the sines, F..2F-1 the cosines). scale is
  *  typically 2*pi; it must be finite (CLT_ERR_INVALID_ARGUMENT). Shapes must match (2-D tensors,

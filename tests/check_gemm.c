@@ -223,7 +223,7 @@ START_TEST(pointer_batches)
     memcpy(cur, hc, (size_t)nc * sizeof(float));
     for (int i = 0; i < B; i++) { /* apply entries one by one on the host */
         ref_gemm g = {0, 0, M, N, K, 1, 1.5, 0.25, ha, ao[i], K, 0, hb, bo[i], N, 0, cur, co[i],
-                      N, 0, hbias, CLT_BIAS_PER_COLUMN, CLT_RELU, 0.0, NULL, 0, 0};
+                      N, 0, hbias, CLT_BIAS_PER_COLUMN, CLT_RELU, 0.0, NULL, 0, 0, NULL, CLT_IDENTITY, 0, 0};
         ref_gemm_run(&g, (size_t)nc, want, scale);
         for (int64_t e = co[i]; e < co[i] + M * N; e++) {
             double tol = GT_C * (K + 4) * GT_EPS * scale[e] * GT_ACT_GAIN + GT_REL * GT_EPS * fabs(want[e]);

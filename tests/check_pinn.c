@@ -1,7 +1,9 @@
 /* The PINN of the pinn bench suite (bench/pinn_net.c, compiled in here so the test checks the very
  * code clt-bench times): its gradients and one Adam step against a double-precision host reference
- * of the same network (n 13, 3 frequencies, width 8), and ~50 training steps that must cut the
- * loss substantially.
+ * of the same network (n 13, 3 frequencies, width 8) — through the fused paths: tanh's backward in
+ * the input-gradient GEMM's epilogue, loss + gradient in one launch, the bias gradients of layers
+ * 1-3 as the last row of the dW GEMM (ones column) — and ~50 training steps that must cut the loss
+ * substantially (with the ones columns intact afterwards).
  *
  * Tolerances: the device works in f32 through ~10 chained ops; gradients agree with the double
  * backward to 2e-4 * (1 + max |grad|) (each layer's GEMM sums <= 13 products; tanh' loses a few ulp
@@ -148,6 +150,14 @@ START_TEST(pinn_training_reduces_the_loss)
     ck_assert_msg(isfinite(loss) && loss < 0.3f * first, "loss %g after 60 steps, %g at the first",
                   loss, first);
     ck_assert_int_eq(net->step, 60);
+    /* the ones columns that fold the bias gradients into the dW GEMMs are never overwritten */
+    for (int l = 1; l < PINN_LAYERS; l++) {
+        float *a = read_all(net->act[l]);
+        for (int64_t i = 0; i < net->n; i++)
+            ck_assert_msg(a[i * net->ld[l] + net->in[l]] == 1.0f, "act[%d] row %lld: %g", l,
+                          (long long)i, a[i * net->ld[l] + net->in[l]]);
+        free(a);
+    }
     pinn_free(net);
     tu_context_free(ctx);
 }

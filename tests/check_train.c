@@ -150,19 +150,31 @@ static void check_mse(clt_context *ctx, int ndim, const int64_t *shape)
     else
         ck_assert_msg(fabs(loss - want) <= EPS * (2 * sqrt((double)n) + 16) * want,
                       "mse n %lld: %.9g, want %.9g", (long long)n, loss, want);
-    /* backward, out of place then in place over pred */
+    /* backward, out of place then in place over pred; then the fused call, out of place then in
+     * place over target (pred and target rewritten first: the in-place passes overwrote them) */
     TU_OK(clt_tensor_create(ctx, CLT_F32, ndim, shape, &dp));
     tu_poison(dp);
     float *got = malloc(sizeof(float) * (size_t)(n ? n : 1));
-    for (int inplace = 0; inplace < 2; inplace++) {
-        clt_tensor *dst = inplace ? tp : dp;
-        TU_OK(clt_mse_loss_backward(tp, tt, dst));
+    for (int pass = 0; pass < 4; pass++) {
+        int inplace = pass % 2;
+        clt_tensor *dst = inplace ? (pass < 2 ? tp : tt) : dp;
+        if (pass < 2) {
+            TU_OK(clt_mse_loss_backward(tp, tt, dst));
+        } else {
+            TU_OK(clt_tensor_write(tp, p, sizeof(float) * (size_t)n));
+            TU_OK(clt_tensor_write(tt, t, sizeof(float) * (size_t)n));
+            tu_poison(dp), tu_poison(out);
+            TU_OK(clt_mse_loss_with_grad(tp, tt, out, dst));
+            TU_OK(clt_tensor_read(out, &loss, sizeof loss));
+            ck_assert_msg(n == 0 ? isnan(loss) : fabs(loss - want) <= EPS * (2 * sqrt((double)n) + 16) * want,
+                          "mse with grad n %lld: %.9g, want %.9g", (long long)n, loss, want);
+        }
         TU_OK(clt_tensor_read(dst, got, sizeof(float) * (size_t)n));
         for (int64_t i = 0; i < n; i++) {
             double w = 2.0 / (double)n * ((double)p[i] - (double)t[i]);
             double tol = 2 * EPS * fabs(w) + EPS * 2.0 / (double)n * (fabs(p[i]) + fabs(t[i]));
-            ck_assert_msg(fabs(got[i] - w) <= tol, "mse backward n %lld [%lld]: %.9g, want %.9g",
-                          (long long)n, (long long)i, got[i], w);
+            ck_assert_msg(fabs(got[i] - w) <= tol, "mse backward pass %d n %lld [%lld]: %.9g, want %.9g",
+                          pass, (long long)n, (long long)i, got[i], w);
         }
     }
     clt_tensor_free(tp), clt_tensor_free(tt), clt_tensor_free(out), clt_tensor_free(dp);

@@ -111,6 +111,13 @@ START_TEST(mse_errors)
     clt_tensor *fd;
     TU_OK(clt_tensor_view(flat, 1, 2, s, &fd));
     EXPECT_ERR(ctx, clt_mse_loss_backward(fp, t, fd), CLT_ERR_ALIASING, "clt_mse_loss_backward");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(p, t, out, NULL), CLT_ERR_INVALID_ARGUMENT,
+               "clt_mse_loss_with_grad: dpred is NULL");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(p, t, out, t2), CLT_ERR_INVALID_SHAPE, "dpred");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(p, t, out2, d), CLT_ERR_INVALID_SHAPE, "out has 2 elements");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(fp, t, out, fd), CLT_ERR_ALIASING, "dpred overlaps pred");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(p, t, fo, fp), CLT_ERR_ALIASING, "dpred overlaps out");
+    EXPECT_ERR(ctx, clt_mse_loss_with_grad(fp, t, fo, d), CLT_ERR_ALIASING, "out overlaps pred");
     clt_context *other = tu_context();
     clt_tensor *po = make(other, CLT_F32, 2, s, 1);
     EXPECT_ERR(ctx, clt_mse_loss(po, t, out), CLT_ERR_CONTEXT_MISMATCH, "clt_mse_loss");

@@ -1,5 +1,7 @@
 /* Shared by every GEMM kernel family (gemm.cl, gemm_tiled.cl, gemm_cpu.cl): the argument list, the
- * index type, and the fused epilogue C = act(alpha * acc + beta * C + bias) + residual.
+ * index type, and the fused epilogue C = act(alpha * acc + beta * C + bias) + residual, or with a
+ * dact code in flag bits 7-8: C = (alpha * acc + beta * C + bias) * dact'(y), y read through the
+ * residual slot (R, r_off, ldr) and never combined with an activation or a residual (host checks).
  *
  * Arguments (one signature for all variants, so the host sets them in one place):
  *   A, B, C, bias, R (bias / R: any buffer when unused; the flags say whether they are read)
@@ -34,6 +36,19 @@ typedef int idx_t;
 #define GEMM_F_BIAS_ROW 16 /* bias[i] */
 #define GEMM_F_RESIDUAL 32
 #define GEMM_F_CONTIG_K 64 /* gemv: the matrix operand is contiguous along k */
+#define GEMM_F_DACT_SHIFT 7 /* bits 7-8: 1 tanh, 2 sigmoid, 3 relu (src/ops/gemm.h CLT__GEMM_DACT_*) */
+#define GEMM_F_DACT (3 << GEMM_F_DACT_SHIFT)
+
+/* The derivative of the forward activation written from its output y; run-time selected (a
+ * uniform branch: no program variant per derivative). */
+inline float gemm_dact(int flags, float y)
+{
+    switch ((flags >> GEMM_F_DACT_SHIFT) & 3) {
+    case 1: return clt_dact_tanh(y, 0.0f);
+    case 2: return clt_dact_sigmoid(y, 0.0f);
+    default: return clt_dact_relu(y, 0.0f);
+    }
+}
 
 #define GEMM_ARGS                                                                                  \
     __global const float *A, __global const float *B, __global float *C,                          \
@@ -84,6 +99,8 @@ inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx_t i, i
     v = GEMM_ACT(v, e->act_alpha);
     if (e->flags & GEMM_F_RESIDUAL)
         v += e->R[i * e->ldr + j];
+    if (e->flags & GEMM_F_DACT)
+        v *= gemm_dact(e->flags, e->R[i * e->ldr + j]);
     return v;
 }
 
@@ -114,6 +131,11 @@ inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, float4 
         v.w = GEMM_ACT(v.w, e->act_alpha);
         if (e->flags & GEMM_F_RESIDUAL)
             v += *(__global const float4 *)(e->R + i * e->ldr + j);
+        if (e->flags & GEMM_F_DACT) {
+            float4 y = *(__global const float4 *)(e->R + i * e->ldr + j);
+            v *= (float4)(gemm_dact(e->flags, y.x), gemm_dact(e->flags, y.y),
+                          gemm_dact(e->flags, y.z), gemm_dact(e->flags, y.w));
+        }
         *(__global float4 *)p = v;
     } else {
         gemm_store1(C, ldc, e, acc.x, i, j);

@@ -23,7 +23,19 @@ typedef struct clt__gemm_problem {
     cl_mem residual;
     uint64_t residual_off;
     int64_t ldr;
+    /* Activation backward: 0 none, else CLT__GEMM_DACT_*; the residual slot (buffer, offset,
+     * ldr) then holds y and the result is multiplied by dact'(y) instead of adding it. */
+    int dact;
 } clt__gemm_problem;
+
+/* dact codes, shared with the kernels (gemm_common.h: flag bits 7-8; gemm_epilogue.cl: mode
+ * bits 4-5). */
+#define CLT__GEMM_DACT_TANH 1
+#define CLT__GEMM_DACT_SIGMOID 2
+#define CLT__GEMM_DACT_RELU 3
+
+/* The dact code of an op, 0 when the epilogue has no y-based derivative for it (gemm_check.c). */
+int clt__gemm_dact_code(clt_unary_op op);
 
 /* The device function of an activation in the fused-epilogue set (cl_kernels/common/activations.h:
  * "" for identity, "clt_act_relu", ...), NULL for ops outside the set (gemm_epilogue.c). GEMM and

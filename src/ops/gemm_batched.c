@@ -141,10 +141,11 @@ clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, WHO ": the %s array is NULL",
                          !a ? "a" : !b ? "b" : !c ? "c" : !a_offsets ? "a_offsets"
                          : !b_offsets ? "b_offsets" : "c_offsets");
-    if (epilogue && epilogue->residual)
+    if (epilogue && (epilogue->residual || epilogue->dact_y))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
-                         WHO ": an epilogue residual is not supported here (use clt_gemm or "
-                             "clt_gemm_strided_batched)");
+                         WHO ": an epilogue %s is not supported here (use clt_gemm or "
+                             "clt_gemm_strided_batched)",
+                         epilogue->residual ? "residual" : "dact_y");
     clt__gemm_request *rs = malloc((size_t)batch * sizeof *rs);
     if (!rs)
         return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, WHO ": out of host memory");

@@ -71,6 +71,34 @@ static clt_status check_tensor(const clt_context *ctx, const char *who, const ch
     return CLT_SUCCESS;
 }
 
+int clt__gemm_dact_code(clt_unary_op op)
+{
+    switch (op) {
+    case CLT_TANH: return CLT__GEMM_DACT_TANH;
+    case CLT_SIGMOID: return CLT__GEMM_DACT_SIGMOID;
+    case CLT_RELU: return CLT__GEMM_DACT_RELU;
+    default: return 0;
+    }
+}
+
+static clt_status check_dact(const clt_context *ctx, const char *who, const clt__gemm_request *r)
+{
+    const clt_gemm_epilogue *ep = r->ep;
+    if (!clt__gemm_dact_code(ep->dact))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: epilogue dact %d is not supported (TANH, SIGMOID, RELU are)", who,
+                         (int)ep->dact);
+    if (ep->activation != CLT_IDENTITY || ep->residual)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: epilogue dact_y cannot be combined with %s", who,
+                         ep->residual ? "a residual" : "an activation");
+    clt_status st = check_tensor(ctx, who, "dact_y", ep->dact_y);
+    if (st == CLT_SUCCESS)
+        st = check_matrix(ctx, who, "dact_y", "lddy", ep->dact_y, ep->dact_offset, ep->lddy,
+                          r->c_stride, r->m, r->n, r->batch);
+    return st;
+}
+
 static clt_status check_epilogue(const clt_context *ctx, const char *who, const clt__gemm_request *r)
 {
     const clt_gemm_epilogue *ep = r->ep;
@@ -108,6 +136,8 @@ static clt_status check_epilogue(const clt_context *ctx, const char *who, const 
                                ep->ldr, r->c_stride, r->m, r->n, r->batch)) != CLT_SUCCESS)
             return st;
     }
+    if (ep->dact_y)
+        return check_dact(ctx, who, r);
     return CLT_SUCCESS;
 }
 
@@ -180,6 +210,9 @@ void clt__gemm_epilogue_extents(const clt__gemm_request *r, clt__gemm_extent *bi
     if (r->ep->residual)
         *residual = extent_of(r->ep->residual, r->ep->residual_offset, r->ep->ldr, r->c_stride,
                               r->m, r->n, r->batch);
+    else if (r->ep->dact_y) /* never both (check_dact) */
+        *residual = extent_of(r->ep->dact_y, r->ep->dact_offset, r->ep->lddy, r->c_stride, r->m,
+                              r->n, r->batch);
 }
 
 static int overlap(const clt__gemm_extent *x, const clt__gemm_extent *y)
@@ -214,7 +247,7 @@ clt_status clt__gemm_check_aliasing(const char *who, const clt__gemm_request *r)
     clt__gemm_extents(r, &a, &b, &c);
     clt__gemm_epilogue_extents(r, &bias, &res);
     const char *hit = overlap(&c, &a) ? "A" : overlap(&c, &b) ? "B" : overlap(&c, &bias) ? "bias"
-                      : overlap(&c, &res) ? "residual" : NULL;
+                      : overlap(&c, &res) ? (r->ep->residual ? "residual" : "dact_y") : NULL;
     if (hit)
         return clt__fail(ctx, CLT_ERR_ALIASING, "%s: C overlaps %s", who, hit);
     if (batches_collide(r->m, r->n, r->ldc, r->c_stride, r->batch))
@@ -271,5 +304,10 @@ void clt__gemm_problem_from(const clt__gemm_request *r, clt__gemm_problem *p)
         p->residual = ep->residual->storage->mem;
         p->residual_off = elem_base(ep->residual) + (uint64_t)ep->residual_offset;
         p->ldr = ep->ldr;
+    } else if (ep->dact_y) {
+        p->residual = ep->dact_y->storage->mem;
+        p->residual_off = elem_base(ep->dact_y) + (uint64_t)ep->dact_offset;
+        p->ldr = ep->lddy;
+        p->dact = clt__gemm_dact_code(ep->dact);
     }
 }

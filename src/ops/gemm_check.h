@@ -25,10 +25,11 @@ clt_context *clt__gemm_request_ctx(const clt__gemm_request *r);
 
 /* Everything except aliasing. Statuses: CLT_ERR_INVALID_ARGUMENT (NULL, bad enum, ld too small,
  * negative stride or batch), CLT_ERR_CONTEXT_MISMATCH, CLT_ERR_INVALID_DTYPE, CLT_ERR_INVALID_SHAPE
- * (negative m/n/k, an element outside its tensor, bias length), CLT_ERR_UNSUPPORTED (activation). */
+ * (negative m/n/k, an element outside its tensor, bias length), CLT_ERR_UNSUPPORTED (activation,
+ * dact and its combinations). */
 clt_status clt__gemm_check_request(const char *who, const clt__gemm_request *r);
 
-/* C against A, B, bias, residual, and C's batches against each other: CLT_ERR_ALIASING. */
+/* C against A, B, bias, residual / dact_y, and C's batches against each other: CLT_ERR_ALIASING. */
 clt_status clt__gemm_check_aliasing(const char *who, const clt__gemm_request *r);
 
 /* First and last element (in the tensor's cl_mem, in elements) that the request addresses in each
@@ -41,7 +42,7 @@ typedef struct clt__gemm_extent {
 } clt__gemm_extent;
 void clt__gemm_extents(const clt__gemm_request *r, clt__gemm_extent *a, clt__gemm_extent *b,
                        clt__gemm_extent *c);
-/* Bias / residual extents of the epilogue (used = 0 when absent). */
+/* Bias / residual (or dact_y) extents of the epilogue (used = 0 when absent). */
 void clt__gemm_epilogue_extents(const clt__gemm_request *r, clt__gemm_extent *bias,
                                 clt__gemm_extent *residual);
 

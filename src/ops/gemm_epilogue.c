@@ -89,7 +89,8 @@ clt_status clt__gemm_epilogue_run(clt_context *ctx, const clt__gemm_problem *p, 
     cl_ulong bias_off = p->bias_off, res_off = p->residual_off, ldr = (cl_ulong)p->ldr;
     float alpha = p->act_alpha;
     cl_uint mode = (read_c ? 1u : 0u) | (p->bias ? (cl_uint)p->bias_mode << 1 : 0u) |
-                   (p->residual ? 1u << 3 : 0u) | act_code(p->act) << 8;
+                   (p->residual && !p->dact ? 1u << 3 : 0u) | (cl_uint)p->dact << 4 |
+                   act_code(p->act) << 8;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->c, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof c_off, &c_off, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof ldc, &ldc, who)) ||

@@ -29,6 +29,7 @@ typedef enum gemm_variant { V_AUTO, V_TILED, V_CPU, V_SMALL, V_GEMV } gemm_varia
 #define F_BIAS_ROW 16u
 #define F_RESIDUAL 32u
 #define F_CONTIG_K 64u
+#define F_DACT_SHIFT 7 /* bits 7-8: clt__gemm_problem.dact */
 
 /* Shapes beyond this go elsewhere (CLBlast): indices and tile origins stay in int. */
 #define MAX_DIM ((int64_t)INT_MAX - 4096)
@@ -112,7 +113,7 @@ static cl_uint problem_flags(const clt__gemm_problem *p)
     if (p->bias && p->bias_mode == CLT_BIAS_PER_ROW)
         f |= F_BIAS_ROW;
     if (p->residual)
-        f |= F_RESIDUAL;
+        f |= p->dact ? (cl_uint)p->dact << F_DACT_SHIFT : F_RESIDUAL; /* the slot holds y */
     return f;
 }
 

@@ -1,4 +1,4 @@
-/* Training ops of include/cltensor_train.h: clt_adam_step, clt_mse_loss, clt_mse_loss_backward,
+/* Training ops of include/cltensor_train.h: clt_adam_step, clt_mse_loss (+ _with_grad), clt_mse_loss_backward,
  * clt_fourier_features. Validate, then one launch each (cl_kernels/train.cl, or the expression
  * engine for the loss gradient). */
 #include <math.h>
@@ -146,17 +146,30 @@ clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *
 
 /* ------------------------------------------------------------------------------------ MSE */
 
-clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out)
+static int same_memory(const clt_tensor *a, const clt_tensor *b)
 {
-    static const char *who = "clt_mse_loss";
-    static const char *const names[3] = {"pred", "target", "out"};
-    const clt_tensor *t[3] = {pred, target, out};
-    clt_status st = check_tensors(who, 3, t, names);
+    return a->storage == b->storage && a->offset == b->offset;
+}
+
+/* clt_mse_loss (dpred NULL) and clt_mse_loss_with_grad: one launch either way. */
+static clt_status mse_run(const char *who, const clt_tensor *pred, const clt_tensor *target,
+                          clt_tensor *out, clt_tensor *dpred, int with_grad)
+{
+    static const char *const names[4] = {"pred", "target", "out", "dpred"};
+    const clt_tensor *t[4] = {pred, target, out, dpred};
+    clt_status st = check_tensors(who, with_grad ? 4 : 3, t, names);
     if (st != CLT_SUCCESS)
         return st;
     clt_context *ctx = pred->ctx;
     if ((st = clt__ew_same_shape(who, target, "target", pred, "pred")) != CLT_SUCCESS)
         return st;
+    if (with_grad) {
+        if ((st = clt__ew_same_shape(who, dpred, "dpred", pred, "pred")) != CLT_SUCCESS)
+            return st;
+        for (int i = 0; i < 3; i++)
+            if (clt__tensors_overlap(dpred, t[i]) && (i == 2 || !same_memory(dpred, t[i])))
+                return clt__fail(ctx, CLT_ERR_ALIASING, "%s: dpred overlaps %s", who, names[i]);
+    }
     if (out->numel != 1)
         return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: out has %lld elements, expected 1", who,
                          (long long)out->numel);
@@ -167,17 +180,33 @@ clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target, clt_te
     size_t wg;
     if ((st = train_kernel(ctx, who, "mse_loss", &k, &wg)) != CLT_SUCCESS)
         return st;
-    cl_ulong4 off = {{elem_off(pred), elem_off(target), elem_off(out), 0}};
+    /* without a gradient dpred is bound to pred and never written (sc.y = 0) */
+    const clt_tensor *d = with_grad ? dpred : pred;
+    cl_ulong4 off = {{elem_off(pred), elem_off(target), elem_off(out), elem_off(d)}};
     cl_ulong count = (cl_ulong)pred->numel;
-    float inv = count ? (float)(1.0 / (double)count) : NAN; /* the mean of nothing is NaN */
+    /* the mean of nothing is NaN; the gradient 2 / count as clt_mse_loss_backward rounds it */
+    cl_float2 sc = {{count ? (float)(1.0 / (double)count) : NAN,
+                     with_grad && count ? (float)(2.0 / (double)count) : 0.0f}};
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &pred->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &target->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &out->storage->mem, who)) ||
-        (st = clt__set_arg(ctx, k, 3, sizeof off, &off, who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof count, &count, who)) ||
-        (st = clt__set_arg(ctx, k, 5, sizeof inv, &inv, who)))
+        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &d->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof off, &off, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof count, &count, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof sc, &sc, who)))
         return st;
     return clt__enqueue_kernel(ctx, k, 1, &wg, &wg, who);
+}
+
+clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out)
+{
+    return mse_run("clt_mse_loss", pred, target, out, NULL, 0);
+}
+
+clt_status clt_mse_loss_with_grad(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out,
+                                  clt_tensor *dpred)
+{
+    return mse_run("clt_mse_loss_with_grad", pred, target, out, dpred, 1);
 }
 
 clt_status clt_mse_loss_backward(const clt_tensor *pred, const clt_tensor *target, clt_tensor *dpred)

@@ -38,6 +38,13 @@ void ref_gemm_run(const ref_gemm *g, size_t c_numel, double *out, double *scale)
                 v = ref_unary(g->act, v, g->act_alpha);
                 if (g->res)
                     v += g->res[g->res_off + bt * g->c_stride + i * g->ldr + j];
+                if (g->dact_y) {
+                    double d = ref_unary_deriv_from_y(
+                        g->dact, g->dact_y[g->dact_off + bt * g->c_stride + i * g->lddy + j], 0.0);
+                    v *= d;
+                    if (scale)
+                        s *= fabs(d);
+                }
                 out[ci] = v;
                 if (scale)
                     scale[ci] = s;

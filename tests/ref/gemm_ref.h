@@ -1,5 +1,5 @@
 /* Double-precision reference of the GEMM API: C = act(alpha * op(A) op(B) + beta * C + bias) +
- * residual over a strided batch, with the same storage semantics as include/cltensor_gemm.h. */
+ * residual, or (alpha * op(A) op(B) + beta * C + bias) * dact'(y), over a strided batch, with the same storage semantics as include/cltensor_gemm.h. */
 #ifndef CLT_REF_GEMM_REF_H
 #define CLT_REF_GEMM_REF_H
 
@@ -24,6 +24,9 @@ typedef struct ref_gemm {
     double act_alpha;
     const float *res; /* NULL: none; batch stride c_stride */
     int64_t res_off, ldr;
+    const float *dact_y; /* NULL: none; batch stride c_stride */
+    clt_unary_op dact;   /* its derivative from the forward output y */
+    int64_t dact_off, lddy;
 } ref_gemm;
 
 /* out[0 .. c_numel) = the expected C tensor (elements the call does not address keep their value

@@ -72,7 +72,7 @@ void gt_check(clt_context *ctx, const gt_case *c, const char *label)
                 for (int64_t j = 0; j < c->n; j++)
                     hc[c->c_off + bt * cs + i * ldc + j] = NAN;
     clt_tensor *ta = gt_tensor(ctx, na, ha), *tb = gt_tensor(ctx, nb, hb), *tc = gt_tensor(ctx, nc, hc);
-    clt_tensor *tr = c->residual ? gt_tensor(ctx, nr, hr) : NULL;
+    clt_tensor *tr = c->residual || c->use_dact ? gt_tensor(ctx, nr, hr) : NULL;
     clt_tensor *tbias = c->bias_mode != CLT_BIAS_NONE ? gt_tensor(ctx, nbias, hbias) : NULL;
     clt_gemm_epilogue ep;
     clt_gemm_epilogue_init(&ep);
@@ -80,9 +80,15 @@ void gt_check(clt_context *ctx, const gt_case *c, const char *label)
     ep.bias_mode = c->bias_mode;
     ep.activation = c->act;
     ep.activation_alpha = 0.0f;
-    ep.residual = tr;
+    ep.residual = c->use_dact ? NULL : tr;
     ep.residual_offset = roff;
     ep.ldr = ldr;
+    if (c->use_dact) { /* y shares the residual's storage layout */
+        ep.dact_y = tr;
+        ep.dact = c->dact;
+        ep.dact_offset = roff;
+        ep.lddy = ldr;
+    }
     const clt_gemm_epilogue *epp = tbias || tr || c->act != CLT_IDENTITY ? &ep : NULL;
     clt_transpose ta_ = c->ta ? CLT_TRANS : CLT_NO_TRANS, tb_ = c->tb ? CLT_TRANS : CLT_NO_TRANS;
     clt_status st;
@@ -98,7 +104,8 @@ void gt_check(clt_context *ctx, const gt_case *c, const char *label)
 
     ref_gemm g = {c->ta, c->tb, c->m, c->n, c->k, batch, c->alpha, c->beta, ha, c->a_off, lda, as,
                   hb, c->b_off, ldb, bs, hc, c->c_off, ldc, cs, tbias ? hbias : NULL, c->bias_mode,
-                  c->act, 0.0, tr ? hr : NULL, roff, ldr};
+                  c->act, 0.0, tr && !c->use_dact ? hr : NULL, roff, ldr,
+                  c->use_dact ? hr : NULL, c->dact, roff, ldr};
     double *want = malloc((size_t)nc * sizeof(double)), *scale = malloc((size_t)nc * sizeof(double));
     ck_assert(want && scale);
     ref_gemm_run(&g, (size_t)nc, want, scale);
@@ -118,7 +125,7 @@ void gt_check(clt_context *ctx, const gt_case *c, const char *label)
         /* the rounding of the activation's output and of the residual sum scale with their
          * magnitudes, not with the (possibly cancelled) result */
         double resv = 0.0;
-        if (tr) {
+        if (tr && !c->use_dact) {
             int64_t q = i - c->c_off, bt = cs ? q / cs : 0, rem = q - bt * cs;
             resv = hr[roff + bt * cs + (rem / ldc) * ldr + rem % ldc];
         }

@@ -30,6 +30,8 @@ typedef struct gt_case {
     clt_bias_mode bias_mode;
     clt_unary_op act;
     int residual;
+    clt_unary_op dact; /* with use_dact: the epilogue's activation backward (y from [-1, 1]) */
+    int use_dact;
 } gt_case;
 
 /* A context with gemm_impl forced ("tiled", "clblast", "auto"); profile etc. from the environment. */
