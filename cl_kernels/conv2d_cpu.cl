@@ -24,33 +24,7 @@
 #ifndef NV
 #define NV 16 /* output pixels per work item: 8 or 16 */
 #endif
-#if NV == 16
-typedef float16 floatn;
-#define VLOADN vload16
-#define VSTOREN vstore16
-#elif NV == 8
-typedef float8 floatn;
-#define VLOADN vload8
-#define VSTOREN vstore8
-#else
-#error "NV must be 8 or 16"
-#endif
-#if RPI < 1 || RPI > 8
-#error "RPI must be 1..8"
-#endif
-
-
-#define ROWS_1(X) X(0)
-#define ROWS_2(X) ROWS_1(X) X(1)
-#define ROWS_3(X) ROWS_2(X) X(2)
-#define ROWS_4(X) ROWS_3(X) X(3)
-#define ROWS_5(X) ROWS_4(X) X(4)
-#define ROWS_6(X) ROWS_5(X) X(5)
-#define ROWS_7(X) ROWS_6(X) X(6)
-#define ROWS_8(X) ROWS_7(X) X(7)
-#define ROWS_CAT(n) ROWS_##n
-#define ROWS_N(n) ROWS_CAT(n)
-#define FOR_ROWS ROWS_N(RPI)
+#include "common/cpu_rows.h"
 
 #define W_PTR(r) __global const float *w##r = wg + (size_t)min(co0 + r, Co_g - 1) * K;
 #define ACC_DECL(r) floatn acc##r = (floatn)(0.0f);
