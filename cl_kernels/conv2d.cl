@@ -28,8 +28,9 @@
  * Grid: (ceil(P / NWG) * WG, ceil(Co_g / MWG), groups), local (WG, 1, 1).
  * Indices are int inside one image / weight tensor (host checks); image bases are 64-bit.
  *
- * -D contract: MWG, NWG, KWG, MDIMC, NDIMC, CHMAJOR (below). The activation is an argument
- * (flags >> 8, common/conv_act.h), not a -D: one program for all seven.
+ * -D contract: MWG, NWG, KWG, MDIMC, NDIMC, CHMAJOR, COALESCED_A (below; the host reserves
+ * 2*KWG*(MWG+4 + NWG) floats of local memory, the padded A rows included). The activation is an
+ * argument (flags >> 8, common/conv_act.h), not a -D: one program for all seven.
  */
 #include "common/conv_act.h"
 
@@ -66,6 +67,30 @@
 #error "the group must load whole slices: WG divides MWG*KWG, NWG divides WG, WG/NWG divides KWG"
 #endif
 
+/* Which (row r, k kk) of the A slice load c (0 <= c < MWG*KWG) fetches, and As's row stride.
+ * COALESCED_A 1: runs of A_RUN consecutive items read A_RUN consecutive k of one weight row
+ *   (contiguous in w when CHMAJOR is 0), the next run the next row: a warp reads 32/A_RUN rows of
+ *   A_RUN floats (4 sectors) instead of 32 rows of one float (32 sectors). The transposed store
+ *   As[kk][r] then puts a warp at banks 4*kq + r with rows padded to MWG + 4: conflict-free, and
+ *   the rows stay float4-aligned for the inner loop.
+ * COALESCED_A 0: the previous mapping (consecutive items along m, k-stride K apart in w). */
+#ifndef COALESCED_A
+#define COALESCED_A 1
+#endif
+#if COALESCED_A
+#define A_RUN 8
+#if KWG % A_RUN
+#error "COALESCED_A needs KWG a multiple of 8"
+#endif
+#define A_ROW(c) (((c) / A_RUN) % MWG)
+#define A_KK(c) (((c) / (A_RUN * MWG)) * A_RUN + (c) % A_RUN)
+#define AST (MWG + 4)
+#else
+#define A_ROW(c) ((c) % MWG)
+#define A_KK(c) ((c) / MWG)
+#define AST MWG
+#endif
+
 
 #define CONV_ARGS                                                                                  \
     __global const float *x, __global const float *w, __global const float *bias,                 \
@@ -95,7 +120,7 @@ inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
         rb[l] = inb ? xs[(q->bk0 + l * B_KSTEP) * q->HW] : 0.0f;
 #pragma unroll
     for (int l = 0; l < A_LPT; l++) {
-        const int c = q->lid + l * WG, r = c % MWG, kk = c / MWG;
+        const int c = q->lid + l * WG, r = A_ROW(c), kk = A_KK(c);
         ra[l] = q->m0 + r < q->Co_g ? q->wg[(q->m0 + r) * q->K + (ci0 + kk) * q->KHW + rk] : 0.0f;
     }
 #else
@@ -110,20 +135,21 @@ inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
     }
 #pragma unroll
     for (int l = 0; l < A_LPT; l++) {
-        const int c = q->lid + l * WG, r = c % MWG, k = k0 + c / MWG;
+        const int c = q->lid + l * WG, r = A_ROW(c), k = k0 + A_KK(c);
         ra[l] = q->m0 + r < q->Co_g && k < q->K ? q->wg[(q->m0 + r) * q->K + k] : 0.0f;
     }
 #endif
 }
 
-/* Registers into the k-major local slices: A as As[kk][r] with r = c % MWG (consecutive items,
- * consecutive banks), B as Bs[k][column]. */
+/* Registers into the k-major local slices: A as As[kk][r] (row stride AST), B as Bs[k][column]. */
 inline void conv_stash(__local float *an, __local float *bn, int lid, int bk0, int bcol,
                        const float *ra, const float *rb)
 {
 #pragma unroll
-    for (int l = 0; l < A_LPT; l++)
-        an[lid + l * WG] = ra[l];
+    for (int l = 0; l < A_LPT; l++) {
+        const int c = lid + l * WG;
+        an[A_KK(c) * AST + A_ROW(c)] = ra[l];
+    }
 #pragma unroll
     for (int l = 0; l < B_LPT; l++)
         bn[(bk0 + l * B_KSTEP) * NWG + bcol] = rb[l];
@@ -131,7 +157,7 @@ inline void conv_stash(__local float *an, __local float *bn, int lid, int bk0, i
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void conv2d_implicit(CONV_ARGS)
 {
-    __local float As[2 * KWG * MWG] __attribute__((aligned(16)));
+    __local float As[2 * KWG * AST] __attribute__((aligned(16)));
     __local float Bs[2 * KWG * NWG] __attribute__((aligned(16)));
     const int Ci = ga.s0, H = ga.s1, W = ga.s2, Co = ga.s3, Ho = ga.s4, Wo = ga.s5, Kw = ga.s7;
     const int sh = gb.s0, sw = gb.s1, pt = gb.s2, pl = gb.s3, dh = gb.s4, dw = gb.s5;
@@ -177,14 +203,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void conv2d_implicit(CO
         const int more = s + 1 < steps;
         if (more)
             conv_fetch(&gm, s + 1, ra, rb);
-        __local const float *as = As + (s & 1) * (KWG * MWG);
+        __local const float *as = As + (s & 1) * (KWG * AST);
         __local const float *bs = Bs + (s & 1) * (KWG * NWG);
 #pragma unroll
         for (int kk = 0; kk < KWG; kk++) {
             float a[WPTM], b[WPTN];
 #pragma unroll
             for (int v = 0; v < WPTM / 4; v++)
-                vstore4(*(__local const float4 *)(as + kk * MWG + v * MDIMC * 4 + ty * 4), 0,
+                vstore4(*(__local const float4 *)(as + kk * AST + v * MDIMC * 4 + ty * 4), 0,
                         a + v * 4);
 #pragma unroll
             for (int v = 0; v < WPTN / 4; v++)
@@ -197,7 +223,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void conv2d_implicit(CO
                     acc[i][j] = fma(a[i], b[j], acc[i][j]);
         }
         if (more)
-            conv_stash(As + ((s + 1) & 1) * (KWG * MWG), Bs + ((s + 1) & 1) * (KWG * NWG), lid,
+            conv_stash(As + ((s + 1) & 1) * (KWG * AST), Bs + ((s + 1) & 1) * (KWG * NWG), lid,
                        bk0, bcol, ra, rb);
         barrier(CLK_LOCAL_MEM_FENCE);
     }

@@ -11,7 +11,11 @@
  *             long enough for our GEMM to split (then one chunk, our tiled GEMM with split K)
  *   cpu       conv2d_cpu.cl, CPU style direct kernel (explicit SIMD vectors), kept as a fallback
  * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm forces one where it applies
- * (tests use it); anything else, or unset, means automatic. */
+ * (tests use it); anything else, or unset, means automatic.
+ * Experiment switch (A/B benchmarks, read per call, no context needed):
+ * CLT_CONV_KERNEL_VARIANT=legacy builds the implicit kernel with -DCOALESCED_A=0 (the old A-slice
+ * load: neighbouring items K floats apart in w); unset or anything else = -DCOALESCED_A=1
+ * (neighbouring items read neighbouring k of one weight row, conv2d.cl). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -183,8 +187,12 @@ static clt_status try_implicit(conv_launch *L, const clt__conv_table *t, int fir
         const clt__conv_tiled_cfg *c = &t->tiled[i];
         if (!tiled_fits(L->ctx, c))
             continue;
-        char opts[128];
+        char opts[160];
         clt__conv_tiled_options(c, g->ci_g % c->kwg == 0, opts, sizeof opts);
+        const char *kv = getenv("CLT_CONV_KERNEL_VARIANT");
+        size_t used = strlen(opts);
+        snprintf(opts + used, sizeof opts - used, " -DCOALESCED_A=%d",
+                 kv && !strcmp(kv, "legacy") ? 0 : 1);
         cl_kernel k;
         clt_status st = get_kernel(L, "conv2d", opts, "conv2d_implicit", &k);
         if (st)
