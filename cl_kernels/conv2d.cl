@@ -75,7 +75,7 @@
  *   the rows stay float4-aligned for the inner loop.
  * COALESCED_A 0: the previous mapping (consecutive items along m, k-stride K apart in w). */
 #ifndef COALESCED_A
-#define COALESCED_A 1
+#define COALESCED_A 0
 #endif
 #if COALESCED_A
 #define A_RUN 8

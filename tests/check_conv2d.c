@@ -8,7 +8,7 @@
  *  - every activation on shapes that reach each kernel family (1x1, depthwise, general);
  *  - shapes across every tile edge (Co 65, Ci 33, 17x19 images, batch 3) and each implicit-GEMM
  *    configuration forced (CLT_CONV_VARIANT), with both K orders (Ci_g a multiple of 16 or not),
- *    and the implicit kernel's legacy A loads (CLT_CONV_KERNEL_VARIANT=legacy);
+ *    and the implicit kernel's coalesced A loads (CLT_CONV_KERNEL_VARIANT=coalesced, an experiment);
  *  - the empty batch.
  * Tolerance per output element, K = Ci_g*Kh*Kw terms:
  *   |out - ref| <= TOL_C * (K + 4) * eps * scale * TOL_ACT_GAIN + TOL_REL * eps * |ref|
@@ -247,20 +247,20 @@ START_TEST(variants)
 }
 END_TEST
 
-/* The experiment switch CLT_CONV_KERNEL_VARIANT=legacy (conv2d_ours.c): the implicit kernel's
- * previous A-slice loads (-DCOALESCED_A=0), both K orders, kept correct for the A/B benchmark. */
-START_TEST(legacy_a_loads)
+/* The experiment switch CLT_CONV_KERNEL_VARIANT=coalesced (conv2d_ours.c): the implicit kernel's
+ * coalesced A-slice loads (-DCOALESCED_A=1), both K orders, kept correct for the A/B benchmark. */
+START_TEST(coalesced_a_loads)
 {
     char *saved = tu_env_save("CLT_CONV_VARIANT");
     char *saved_kv = tu_env_save("CLT_CONV_KERNEL_VARIANT");
     setenv("CLT_CONV_VARIANT", "implicit", 1);
-    setenv("CLT_CONV_KERNEL_VARIANT", "legacy", 1);
+    setenv("CLT_CONV_KERNEL_VARIANT", "coalesced", 1);
     clt_context *ctx = cv_context("tiled");
     cv_case cs[2] = {plain(2, 32, 9, 11, 65, 3), plain(1, 5, 13, 7, 3, 3)};
     cs[0].p.pad_top = cs[0].p.pad_left = 1, cs[0].bias = 1;
     cs[1].p.stride_h = 2, cs[1].p.pad_right = 2;
-    cv_check(ctx, &cs[0], "legacy A loads, channel-major K");
-    cv_check(ctx, &cs[1], "legacy A loads, flat K");
+    cv_check(ctx, &cs[0], "coalesced A loads, channel-major K");
+    cv_check(ctx, &cs[1], "coalesced A loads, flat K");
     tu_context_free(ctx);
     tu_env_restore("CLT_CONV_KERNEL_VARIANT", saved_kv);
     tu_env_restore("CLT_CONV_VARIANT", saved);
@@ -304,7 +304,7 @@ Suite *conv2d_suite(void)
     tcase_add_loop_test(tc, activations, 0, 3);
     tcase_add_loop_test(tc, large, 0, 3);
     tcase_add_loop_test(tc, variants, 0, 4);
-    tcase_add_test(tc, legacy_a_loads);
+    tcase_add_test(tc, coalesced_a_loads);
     tcase_add_test(tc, cpu_chunks);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);

@@ -13,9 +13,10 @@
  * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm forces one where it applies
  * (tests use it); anything else, or unset, means automatic.
  * Experiment switch (A/B benchmarks, read per call, no context needed):
- * CLT_CONV_KERNEL_VARIANT=legacy builds the implicit kernel with -DCOALESCED_A=0 (the old A-slice
- * load: neighbouring items K floats apart in w); unset or anything else = -DCOALESCED_A=1
- * (neighbouring items read neighbouring k of one weight row, conv2d.cl). */
+ * Experiment switch, until an H200 A/B decides: CLT_CONV_KERNEL_VARIANT=coalesced builds the
+ * implicit kernel with -DCOALESCED_A=1 (neighbouring items read neighbouring k of one weight row,
+ * conv2d.cl); unset or anything else = -DCOALESCED_A=0, the A-slice load every measurement so far
+ * used (neighbouring items K floats apart in w). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,7 +193,7 @@ static clt_status try_implicit(conv_launch *L, const clt__conv_table *t, int fir
         const char *kv = getenv("CLT_CONV_KERNEL_VARIANT");
         size_t used = strlen(opts);
         snprintf(opts + used, sizeof opts - used, " -DCOALESCED_A=%d",
-                 kv && !strcmp(kv, "legacy") ? 0 : 1);
+                 kv && !strcmp(kv, "coalesced") ? 1 : 0);
         cl_kernel k;
         clt_status st = get_kernel(L, "conv2d", opts, "conv2d_implicit", &k);
         if (st)
