@@ -4,7 +4,6 @@
  * (POCL) use the forward's CPU im2col + our CPU GEMM (conv2d_backward_cpu.c), else column
  * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
  * there, local-memory tiles are slow on POCL too. */
-#include <string.h>
 
 #include "memory/memory.h"
 #include "ops/conv2d_backward.h"
@@ -58,12 +57,6 @@ clt_status clt__convb_launch_items(clt_context *ctx, cl_kernel k, uint64_t items
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
-/* GPU-style kernels unless the device is a CPU (the gfx902 profile means GPU kernels anywhere). */
-static int cpu_style(const clt_context *ctx)
-{
-    return strcmp(ctx->limits.profile, "gfx902") != 0 &&
-           ctx->dev->entry->info.type == CLT_DEVICE_CPU;
-}
 
 /* The tiled kernel `name` built with opts when the device can run it, else NULL in *k. */
 static clt_status tiled_kernel(clt_context *ctx, const char *opts, const char *name,
@@ -117,7 +110,7 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
 clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *w, clt_tensor *dx, const char *who)
 {
-    if (cpu_style(ctx)) {
+    if (clt__cpu_style(ctx)) {
         clt_status st = clt__convb_input_cpu(ctx, g, dy, w, dx, who);
         return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
     }
@@ -143,7 +136,7 @@ clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, cons
 clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who)
 {
-    if (cpu_style(ctx)) {
+    if (clt__cpu_style(ctx)) {
         clt_status st = clt__convb_weight_cpu(ctx, g, dy, x, dw, who);
         return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_weight_colgemm(ctx, g, dy, x, dw, 0, who);
     }

@@ -251,13 +251,6 @@ static clt_status set_args(arg_writer *w, const clt__expr_plan *p,
 #define CLT__STR_(x) #x
 #define CLT__STR(x) CLT__STR_(x)
 
-/* CPU devices take the cpu layout; the gfx902 profile keeps the GPU layouts wherever the tests
- * run, so both are exercised on POCL. */
-static int cpu_layout(const clt_context *ctx)
-{
-    return ctx->dev->entry->info.type == CLT_DEVICE_CPU &&
-           strcmp(ctx->limits.profile, "gfx902") != 0;
-}
 
 /* Miss path: prelude (elementwise.cl with activations inlined) + generated text, compiled once
  * per device and structure. */
@@ -303,7 +296,7 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
 
     plan.n = (uint64_t)out->numel;
     plan.idx32 = plan.n < (1ull << 31);
-    plan.vec = cpu_layout(ctx) ? CPU_VEC : 0;
+    plan.vec = clt__cpu_style(ctx) ? CPU_VEC : 0;
     /* Typed vector loads need every offset a multiple of the chunk (4 or W elements). */
     size_t chunk = plan.vec ? (size_t)plan.vec : 4;
     plan.offsets = 0;

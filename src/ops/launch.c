@@ -57,6 +57,11 @@ clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims,
     return clt__cl_fail(ctx, err, what);
 }
 
+int clt__cpu_style(const clt_context *ctx)
+{
+    return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
+}
+
 clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, const char *who)
 {
     return clt__launch_1d_group(ctx, kernel, items, PREFERRED_GROUP, who);

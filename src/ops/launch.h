@@ -21,6 +21,11 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
 clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
                                const size_t *local, const char *who);
 
+/* Whether ctx runs the CPU-style kernel variants (no local memory, vectors across a work item,
+ * one item per output row or element): a CPU device, unless the profile asks for the GPU variants
+ * (gfx902 does, so the tests run them on POCL too). */
+int clt__cpu_style(const clt_context *ctx);
+
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);

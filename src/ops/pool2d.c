@@ -34,7 +34,7 @@ static clt_status run(clt_context *ctx, const char *who, const char *kernel,
                       const clt_tensor *const *ts, int nbuf, const cl_int16 *kg, uint64_t items,
                       uint64_t cpu_items)
 {
-    if (!clt__pool_cpu_style(ctx))
+    if (!clt__cpu_style(ctx))
         return clt__pool_launch(ctx, who, kernel, ts, nbuf, kg, items, 0);
     char name[64];
     snprintf(name, sizeof name, "%s_cpu", kernel);

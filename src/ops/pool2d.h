@@ -4,6 +4,7 @@
 #define CLT_POOL2D_H
 
 #include "ops/conv_geometry.h"
+#include "ops/launch.h"
 
 typedef struct clt__pool_geom {
     int64_t n, c, h, w;   /* x / dx [n, c, h, w] */
@@ -29,9 +30,6 @@ clt_status clt__pool_check_overlap(const clt_context *ctx, const char *who, cons
 /* The int16 geometry argument of pool2d.cl: {H, W, Ho, Wo, KH, KW, SH, SW, PT, PL, flag, magic
  * numbers of the division by cols, then by rows}; cols x rows is Wo x Ho forward, W x H backward. */
 cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backward);
-
-/* CPU devices outside the gfx902 profile: pool2d_cpu.cl (rows or planes per item). */
-int clt__pool_cpu_style(const clt_context *ctx);
 
 /* Set kernel `name` of pool2d.cl's (pool2d_cpu.cl's when it ends in "_cpu") arguments: the buffers of ts (nbuf of them, in order; a NULL
  * entry passes ts[0]'s buffer, never touched), then g (unless NULL) and o = {items, the buffers'

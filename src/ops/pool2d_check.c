@@ -129,11 +129,6 @@ cl_int16 clt__pool_kernel_geometry(const clt__pool_geom *g, int flag, int backwa
     return k;
 }
 
-int clt__pool_cpu_style(const clt_context *ctx)
-{
-    return strcmp(ctx->limits.profile, "gfx902") != 0 &&
-           ctx->dev->entry->info.type == CLT_DEVICE_CPU;
-}
 
 clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
                             const clt_tensor *const *ts, int nbuf, const cl_int16 *g, uint64_t items,

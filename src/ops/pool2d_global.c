@@ -67,7 +67,7 @@ clt_status clt_global_avg_pool2d(const clt_tensor *x, clt_tensor *out)
         return st;
     if (xs[0] * xs[1] == 0)
         return CLT_SUCCESS;
-    if (clt__pool_cpu_style(ctx) && xs[2] * xs[3] <= CPU_MAX_AREA) {
+    if (clt__cpu_style(ctx) && xs[2] * xs[3] <= CPU_MAX_AREA) {
         const clt_tensor *ts[2] = {x, out};
         cl_int16 kg = {{0}};
         return clt__pool_launch(ctx, who, "pool2d_global_avg_cpu", ts, 2, &kg,

@@ -126,7 +126,7 @@ static int contiguous_lanes(const clt_context *ctx, int layout)
 {
     if (layout != CLT__RED_ROWS && layout != CLT__RED_GEN_LANES)
         return 0; /* column walks: interleaved lanes share cache lines */
-    return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
+    return clt__cpu_style(ctx);
 }
 
 static int cpu_rows(const clt_context *ctx, int layout)

@@ -1,7 +1,6 @@
 /* Softmax and log-softmax over the last axis, forward and backward: validation, the choice of
  * work split (cl_kernels/softmax.cl explains the kernels), one launch per call. */
 #include <stdio.h>
-#include <string.h>
 
 #include "ops/launch.h"
 #include "program/program.h"
@@ -91,12 +90,6 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_
     }
 }
 
-/* CPU devices (not under the gfx902 profile, whose GPU kernels the tests must run) take the
- * barrier-free one-item-per-row kernels. */
-static int cpu_class(const clt_context *ctx)
-{
-    return ctx->dev->entry->info.type == CLT_DEVICE_CPU && strcmp(ctx->limits.profile, "gfx902") != 0;
-}
 
 /* One item per row; few, large work-groups (a group is a loop on one thread, each costs a
  * dispatch): about one group per CPU_GROUP_ELEMS elements, at most CPU_GROUPS_PER_CU per unit. */
@@ -143,7 +136,7 @@ static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, ui
 static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, sm_launch *l,
                        const char *who)
 {
-    return cpu_class(ctx) ? plan_cpu(ctx, name, rows, n, l, who)
+    return clt__cpu_style(ctx) ? plan_cpu(ctx, name, rows, n, l, who)
                           : plan_gpu(ctx, name, rows, n, l, who);
 }
 
