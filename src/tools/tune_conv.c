@@ -13,17 +13,6 @@ typedef struct cshape {
     double us_ours, us_clblast; /* <= 0: failed */
 } cshape;
 
-typedef struct conv_state {
-    clt_tensor *x, *w, *b, *y;
-    clt_conv2d_params p;
-} conv_state;
-
-static clt_status conv_run(void *p)
-{
-    conv_state *s = p;
-    return clt_conv2d(s->x, s->w, s->b, &s->p, CLT_IDENTITY, 0.0f, s->y);
-}
-
 static int64_t k_of(const cshape *s) { return s->c * s->k * s->k; }
 
 static double flop_of(const cshape *s)
@@ -32,45 +21,16 @@ static double flop_of(const cshape *s)
     return 2.0 * (double)s->n * (double)s->o * (double)(ho * ho) * (double)k_of(s);
 }
 
-/* Median microseconds of one conv with bias on env's context as configured now; -1 on failure. */
+/* Median microseconds of one conv with bias on env's context as configured now (the bench's own
+ * conv case, bench_conv.c); -1 on failure. */
 static double time_conv(tune_env *env, const cshape *c)
 {
-    conv_state s = {0};
-    clt_conv2d_params_init(&s.p);
-    s.p.stride_h = s.p.stride_w = (int32_t)c->s;
-    s.p.pad_top = s.p.pad_bottom = s.p.pad_left = s.p.pad_right = (int32_t)c->pad;
-    int64_t xs[4] = {c->n, c->c, c->h, c->h}, ws[4] = {c->o, c->c, c->k, c->k}, ys[4], bs[1] = {c->o};
-    clt_context *ctx = env->ctx;
-    clt_status st = clt_conv2d_output_shape(xs, ws, &s.p, ys);
-    if (!st)
-        st = clt_tensor_create(ctx, CLT_F32, 4, xs, &s.x);
-    if (!st)
-        st = clt_tensor_create(ctx, CLT_F32, 4, ws, &s.w);
-    if (!st)
-        st = clt_tensor_create(ctx, CLT_F32, 1, bs, &s.b);
-    if (!st)
-        st = clt_tensor_create(ctx, CLT_F32, 4, ys, &s.y);
-    if (!st)
-        st = clt_tensor_fill_uniform(s.x, env->seed++, -1.0f, 1.0f);
-    if (!st)
-        st = clt_tensor_fill_uniform(s.w, env->seed++, -0.1f, 0.1f);
-    if (!st)
-        st = clt_tensor_fill_uniform(s.b, env->seed++, -0.1f, 0.1f);
-    bench_run r = {0};
-    r.state = &s;
-    r.run = conv_run;
-    bench_timing t = {0};
-    if (!st)
-        st = bench_measure(ctx, &r, &env->timing, &t);
-    clt_tensor_free(s.x), clt_tensor_free(s.w), clt_tensor_free(s.b), clt_tensor_free(s.y);
-    env->measurements++;
-    if (st != CLT_SUCCESS) {
-        fprintf(stderr, "clt-tune: conv n%lldc%lldh%lldo%lldk%llds%lld: %s: %s\n", (long long)c->n,
-                (long long)c->c, (long long)c->h, (long long)c->o, (long long)c->k, (long long)c->s,
-                clt_status_string(st), clt_last_error(ctx));
-        return -1.0;
-    }
-    return t.us_median;
+    const bench_case bc = {"conv2d", bench_setup_conv2d, {c->n, c->c, c->h, c->h, c->o, c->k, c->s, c->pad},
+                           0};
+    char label[96];
+    snprintf(label, sizeof label, "conv n%lldc%lldh%lldo%lldk%llds%lld", (long long)c->n,
+             (long long)c->c, (long long)c->h, (long long)c->o, (long long)c->k, (long long)c->s);
+    return tune_time_case(env, &bc, label);
 }
 
 /* Sum of relative costs under the rule (f, k); f = 0: never CLBlast. */

@@ -6,6 +6,7 @@
 #include "tune_sweeps.h"
 
 #include <math.h>
+#include <stdio.h>
 
 const tune_sweep tune_sweeps[] = {
     {"gemm-params", "GEMM kernel parameters (large, small, GEMV paths)", tune_gemm_params},
@@ -24,4 +25,25 @@ double tune_rel_cost(double us_first, double us_second, int second)
     if (!isfinite(best))
         return 0.0;
     return (second ? b : a) / best;
+}
+
+double tune_time_case(tune_env *env, const bench_case *c, const char *label)
+{
+    bench_env be = {env->ctx, env->dev, env->ctx->limits, env->seed};
+    bench_run r = {0};
+    bench_timing t = {0};
+    clt_status st = c->setup(&be, c, &r);
+    env->seed = be.next_seed;
+    if (st == CLT_SUCCESS) {
+        st = bench_measure(env->ctx, &r, &env->timing, &t);
+        if (r.teardown)
+            r.teardown(r.state);
+    }
+    env->measurements++;
+    if (st != CLT_SUCCESS) {
+        fprintf(stderr, "clt-tune: %s: %s: %s\n", label, clt_status_string(st),
+                clt_last_error(env->ctx));
+        return -1.0;
+    }
+    return t.us_median;
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "bench_cases.h"
 #include "bench_timing.h"
 #include "runtime/runtime.h"
 #include "tune/tuning_file.h"
@@ -52,6 +53,10 @@ int tune_conv_crossover(tune_env *env);
  * a time <= 0 means it failed (never chosen at no cost); 0 when neither ran (says nothing). The
  * crossover sweeps fit their rules by minimising the sum of this over shapes (tune_sweeps.c). */
 double tune_rel_cost(double us_first, double us_second, int second);
+
+/* Median microseconds of bench case c (its setup, the bench's timing, its teardown) on env's
+ * context as configured now; -1 on failure (message printed, naming `label`). tune_sweeps.c */
+double tune_time_case(tune_env *env, const bench_case *c, const char *label);
 
 /* Helpers (tune_gemm.c). Median microseconds of one C = A * B (m x k times k x n, row-major, fresh
  * random inputs) on env's context as configured now; -1 on failure (message printed). */
