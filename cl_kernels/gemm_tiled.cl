@@ -47,6 +47,13 @@
 #ifndef DB
 #define DB 1 /* two local buffers (one barrier per step) */
 #endif
+#ifndef TXW
+#define TXW NDIMC /* items along n inside one 32-item warp: NDIMC = rows of items, smaller = 2-D warp tiles */
+#endif
+#ifndef ROWS_FIRST
+#define ROWS_FIRST 0 /* k-contiguous operands: 1 = neighbouring items fetch neighbouring rows (no bank
+                        conflicts in the transposing stash), 0 = neighbouring k (whole sectors) */
+#endif
 
 #ifndef SPLITK
 #define SPLITK 0
@@ -70,6 +77,9 @@
 #error "each item must load whole vectors: KWG % VW == 0 and tile vectors a multiple of WG"
 #endif
 
+#if TXW != NDIMC && (NDIMC % TXW || 32 % TXW || MDIMC % (32 / TXW) || WG % 32)
+#error "TXW must divide NDIMC and 32, and 32 / TXW must divide MDIMC"
+#endif
 #if VW == 4
 typedef float4 floatv;
 #define VLOAD vload4
@@ -96,6 +106,9 @@ inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, int cont
         if (contig_mn) {
             kk = c / (TILE / VW);
             r = (c % (TILE / VW)) * VW;
+        } else if (ROWS_FIRST) {
+            r = c % TILE;
+            kk = (c / TILE) * VW;
         } else {
             r = c / (KWG / VW);
             kk = (c % (KWG / VW)) * VW;
@@ -126,7 +139,8 @@ inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int l
             int kk = c / (TILE / VW), r = (c % (TILE / VW)) * VW;
             *(__local floatv *)(S + kk * TILE + r) = VLOAD(0, regs + l * VW);
         } else {
-            int r = c / (KWG / VW), kk = (c % (KWG / VW)) * VW;
+            int r = ROWS_FIRST ? c % TILE : c / (KWG / VW);
+            int kk = ROWS_FIRST ? (c / TILE) * VW : (c % (KWG / VW)) * VW;
 #pragma unroll
             for (int e = 0; e < VW; e++)
                 S[(kk + e) * TILE + r] = regs[l * VW + e];
@@ -160,7 +174,13 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
     const int kend = K;
 #endif
     const int lid = get_local_id(0);
+#if TXW == NDIMC
     const int tx = lid % NDIMC, ty = lid / NDIMC;
+#else /* warp w covers a TXW x (32 / TXW) block of items */
+    const int lane = lid % 32, warp = lid / 32;
+    const int tx = (warp % (NDIMC / TXW)) * TXW + lane % TXW;
+    const int ty = (warp / (NDIMC / TXW)) * (32 / TXW) + lane / TXW;
+#endif
     const int m0 = get_group_id(1) * MWG, n0 = get_group_id(0) * NWG;
     const int va = FLAGS & GEMM_F_VEC_A, vb = FLAGS & GEMM_F_VEC_B;
     /* A is contiguous along m when transposed; B along n when not. */

@@ -58,6 +58,12 @@
 #ifndef VEC4
 #define VEC4 0 // 1: float4 loads (layout 0, CONTIG 0, xoff and R multiples of 4)
 #endif
+#ifndef VEC_UNROLL
+#define VEC_UNROLL 4 // float4 loads in flight per item with VEC4: 4 or 8
+#endif
+#if VEC_UNROLL != 4 && VEC_UNROLL != 8
+#error "VEC_UNROLL must be 4 or 8"
+#endif
 #if VEC4 && (LAYOUT != 0 || CONTIG || CPU_ROWS)
 #error "VEC4 needs LAYOUT 0, CONTIG 0 and CPU_ROWS 0"
 #endif
@@ -374,6 +380,17 @@ void reduce_run(__global const float *x, __global out_t *out, __global uint *ws,
         const ulong step = S;
         ulong r4 = r / 4 + lane;
         const ulong end4 = end / 4;
+#if VEC_UNROLL == 8
+        for (; r4 + 7 * step < end4; r4 += 8 * step) {
+            float4 v0 = row4[r4], v1 = row4[r4 + step], v2 = row4[r4 + 2 * step];
+            float4 v3 = row4[r4 + 3 * step], v4 = row4[r4 + 4 * step], v5 = row4[r4 + 5 * step];
+            float4 v6 = row4[r4 + 6 * step], v7 = row4[r4 + 7 * step];
+            a = acc_add4(acc_add4(a, v0, 4 * r4), v4, 4 * (r4 + 4 * step));
+            a1 = acc_add4(acc_add4(a1, v1, 4 * (r4 + step)), v5, 4 * (r4 + 5 * step));
+            a2 = acc_add4(acc_add4(a2, v2, 4 * (r4 + 2 * step)), v6, 4 * (r4 + 6 * step));
+            a3 = acc_add4(acc_add4(a3, v3, 4 * (r4 + 3 * step)), v7, 4 * (r4 + 7 * step));
+        }
+#endif
         for (; r4 + 3 * step < end4; r4 += 4 * step) {
             float4 v0 = row4[r4], v1 = row4[r4 + step], v2 = row4[r4 + 2 * step];
             float4 v3 = row4[r4 + 3 * step];

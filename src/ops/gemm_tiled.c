@@ -277,10 +277,15 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         clt_status st;
         if (q > 1 && (st = split_setup(L, c, q)) != CLT_SUCCESS)
             return st;
-        char opts[176];
+        char opts[256];
         clt__gemm_tiled_options(c, opts, sizeof opts);
         if (L->pieces > 1)
             strncat(opts, " -DSPLITK=1", sizeof opts - strlen(opts) - 1);
+        const char *extra = getenv("CLT_GEMM_KERNEL_OPTS"); /* experiment switch: extra -D for A/B runs */
+        if (extra && strlen(extra) < 64) {
+            strncat(opts, " ", sizeof opts - strlen(opts) - 1);
+            strncat(opts, extra, sizeof opts - strlen(opts) - 1);
+        }
         cl_kernel k;
         st = kernel_for(L, "gemm_tiled", opts, "gemm_tiled", &k);
         if (st != CLT_SUCCESS)

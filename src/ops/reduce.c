@@ -4,6 +4,7 @@
  * launch; the last group of each output group finishes (counters and partials in the workspace). */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memory/memory.h"
@@ -69,7 +70,8 @@ static void choose_geometry(const clt_context *ctx, const clt__reduce_plan *p, u
     g->chunks = 1;
     g->chunk_len = R;
     uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
-    uint64_t target = cus * GROUPS_PER_CU;
+    const char *e = getenv("CLT_REDUCE_GROUPS_PER_CU"); /* experiment switch for A/B runs */
+    uint64_t target = cus * (e && atoi(e) > 0 ? (uint64_t)atoi(e) : GROUPS_PER_CU);
     if (g->out_groups < target && g->out_groups <= MAX_COUNTERS &&
         R >= 2 * lanes * MIN_PER_LANE_CHUNKED) {
         uint64_t c = ceil_div(target, g->out_groups);
@@ -140,16 +142,19 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
                              cl_kernel *k, uint32_t *wg_out)
 {
     int cpu = cpu_rows(ctx, layout);
-    uint32_t wg = cpu ? 1u : PREFERRED_WG;
+    const char *ewg = getenv("CLT_REDUCE_WG"), *eun = getenv("CLT_REDUCE_UNROLL"); /* A/B switches */
+    uint32_t wg = cpu ? 1u : ewg && atoi(ewg) > 0 ? (uint32_t)atoi(ewg) : PREFERRED_WG;
+    int unroll = eun && atoi(eun) > 0 ? atoi(eun) : 4;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
         wg >>= 1;
     for (;;) {
-        char options[160];
+        char options[176];
         snprintf(options, sizeof options,
-                 "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d",
-                 op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout), cpu, vec4);
+                 "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d%s",
+                 op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout), cpu, vec4,
+                 unroll == 8 ? " -DVEC_UNROLL=8" : "");
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);

@@ -10,6 +10,7 @@
  *   37-41 GFLOP/s at 1024^3 on 2 cores vs 8.8 for CLBlast.
  * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tune/dispatch_common.h"
@@ -40,11 +41,26 @@ static const clt__gemm_table default_table = {
     {4, 16, 8}, 16, 8, 32, 4, 262144.0, 8,
 };
 
+/* Experiment switch for A/B runs on a GPU (read per call; not for production use):
+ * CLT_GEMM_EXPERIMENT_CFG="mwg,nwg,kwg,mdimc,ndimc,vw,db" replaces the first tiled config. */
+static const clt__gemm_table *experiment_table(const clt__gemm_table *base)
+{
+    static _Thread_local clt__gemm_table t;
+    const char *e = getenv("CLT_GEMM_EXPERIMENT_CFG");
+    clt__gemm_tiled_cfg c;
+    if (!e || base->n_tiled < 1 ||
+        sscanf(e, "%d,%d,%d,%d,%d,%d,%d", &c.mwg, &c.nwg, &c.kwg, &c.mdimc, &c.ndimc, &c.vw, &c.db) != 7)
+        return base;
+    t = *base;
+    t.tiled[0] = c;
+    return &t;
+}
+
 const clt__gemm_table *clt__gemm_table_for(const clt_context *ctx)
 {
     if (ctx->tuning && ctx->tuning->has_gemm_table)
-        return &ctx->tuning->gemm_table;
-    return clt__gemm_table_builtin(ctx);
+        return experiment_table(&ctx->tuning->gemm_table);
+    return experiment_table(clt__gemm_table_builtin(ctx));
 }
 
 const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx)
