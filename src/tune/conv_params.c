@@ -7,7 +7,14 @@
  * - CPU (POCL): prefer_cpu = im2col in cache-sized chunks + our CPU GEMM (conv2d_clblast.c;
  *   2-8x the direct kernel on 2 cores); the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x
  *   16 pixels per item, 8 items per group, and the tiled list stay as fallbacks.
- * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */
+ * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory.
+ * Winograd F(4x4, 3x3) thresholds (GPU classes; reasoned, until an H200 A/B measures them): it
+ * costs 3 launches (~16.5 us of host time on NVIDIA) instead of 1 and two transform passes over
+ * memory, and saves 3/4 of the multiplies; so only layers where the GEMM dominates: Ci and Co
+ * >= 32 (the transforms are O(Ci + Co) per block, the GEMM O(Ci * Co)) and >= 1024 output pixels
+ * in the batch. The seed case n1c16h64o32 (13.6 us, one launch) stays on the implicit kernel
+ * (Ci 16); n1c64h56o64, n8c64h56o64 and n32c128h28o128 (3x3, stride 1) take Winograd.
+ * CPU (POCL): off (measured slower than im2col + our CPU GEMM, conv2d_winograd.c). */
 #include <stdio.h>
 #include <string.h>
 
@@ -17,21 +24,21 @@
 static const clt__conv_table nvidia_table = {
     "nvidia", 0, 4,
     {{128, 128, 16, 16, 16}, {64, 128, 16, 8, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
-    4, 8, 128,
+    4, 8, 128, 32, 32, 1024,
 };
 
 static const clt__conv_table amd_table = {
     "amd", 0, 4,
     {{128, 128, 16, 16, 16}, {64, 128, 16, 8, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
-    4, 8, 64,
+    4, 8, 64, 32, 32, 1024,
 };
 
 static const clt__conv_table cpu_table = {
-    "cpu", 1, 1, {{32, 32, 16, 8, 8}}, 4, 8, 64,
+    "cpu", 1, 1, {{32, 32, 16, 8, 8}}, 4, 8, 64, 0, 0, 0,
 };
 
 static const clt__conv_table default_table = {
-    "default", 0, 2, {{64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}}, 4, 8, 64,
+    "default", 0, 2, {{64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}}, 4, 8, 64, 32, 32, 1024,
 };
 
 const clt__conv_table *clt__conv_table_for(const clt_context *ctx)
