@@ -76,29 +76,35 @@ static void input_transform(__global const float *x, __global float *ws, ulong4 
     /* Out-of-image taps read a clamped element times zero: no divergent loads (POCL, GPUs). */
     int cx[6];
     float mx[6];
+    #pragma unroll
     for (int j = 0; j < 6; j++) {
         const int ix = ix0 + j;
         cx[j] = clamp(ix, 0, W - 1);
         mx[j] = ix >= 0 && ix < W ? 1.0f : 0.0f;
     }
     float d[6][6];
+    #pragma unroll
     for (int i = 0; i < 6; i++) {
         const int iy = iy0 + i;
         __global const float *row = xc + clamp(iy, 0, H - 1) * W;
         const float my = iy >= 0 && iy < H ? 1.0f : 0.0f;
+        #pragma unroll
         for (int j = 0; j < 6; j++)
             d[i][j] = row[cx[j]] * (mx[j] * my);
     }
     float t6[6][6]; /* B^T d, column by column */
+    #pragma unroll
     for (int j = 0; j < 6; j++)
         WINO_BT(d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j], t6[0][j], t6[1][j],
                 t6[2][j], t6[3][j], t6[4][j], t6[5][j]);
     const ulong plane = (ulong)Ci * (ulong)ldp;
     __global float *v = ws + offs.z + (ulong)c * (ulong)ldp + (ulong)p;
+    #pragma unroll
     for (int i = 0; i < 6; i++) { /* (B^T d) B, row by row */
         float o[6];
         WINO_BT(t6[i][0], t6[i][1], t6[i][2], t6[i][3], t6[i][4], t6[i][5], o[0], o[1], o[2],
                 o[3], o[4], o[5]);
+        #pragma unroll
         for (int j = 0; j < 6; j++)
             v[(ulong)(i * 6 + j) * plane] = o[j];
     }
@@ -111,14 +117,17 @@ static void weight_transform(__global const float *w, __global float *ws, ulong4
     const int k = j / Ci, c = j - k * Ci;
     __global const float *g = w + offs.y + (ulong)j * 9;
     float t6[6][3]; /* G g, column by column */
+    #pragma unroll
     for (int col = 0; col < 3; col++)
         WINO_G(g[col], g[3 + col], g[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
                t6[4][col], t6[5][col]);
     const ulong plane = (ulong)Co * (ulong)ldu;
     __global float *u = ws + offs.w + (ulong)k * (ulong)ldu + (ulong)c;
+    #pragma unroll
     for (int i = 0; i < 6; i++) { /* (G g) G^T, row by row */
         float o[6];
         WINO_G(t6[i][0], t6[i][1], t6[i][2], o[0], o[1], o[2], o[3], o[4], o[5]);
+        #pragma unroll
         for (int q = 0; q < 6; q++)
             u[(ulong)(i * 6 + q) * plane] = o[q];
     }
@@ -151,8 +160,10 @@ __kernel void conv2d_winograd_output(__global const float *ws, __global const fl
     const ulong plane = (ulong)Co * (ulong)ldp;
     __global const float *m = ws + offs.x + (ulong)k * (ulong)ldp + (ulong)p;
     float t4[4][6]; /* A^T M, column by column */
+    #pragma unroll
     for (int j = 0; j < 6; j++) {
         float c6[6];
+        #pragma unroll
         for (int i = 0; i < 6; i++)
             c6[i] = m[(ulong)(i * 6 + j) * plane];
         WINO_AT(c6[0], c6[1], c6[2], c6[3], c6[4], c6[5], t4[0][j], t4[1][j], t4[2][j], t4[3][j]);
@@ -163,6 +174,7 @@ __kernel void conv2d_winograd_output(__global const float *ws, __global const fl
     const int oy0 = 4 * th, ox0 = 4 * tw;
     __global float *o =
         out + offs.z + ((ulong)(img0 + img) * (ulong)Co + (ulong)k) * (ulong)Ho * (ulong)Wo;
+    #pragma unroll
     for (int i = 0; i < 4; i++) { /* (A^T M) A, row by row */
         float y[4];
         WINO_AT(t4[i][0], t4[i][1], t4[i][2], t4[i][3], t4[i][4], t4[i][5], y[0], y[1], y[2],
@@ -170,6 +182,7 @@ __kernel void conv2d_winograd_output(__global const float *ws, __global const fl
         const int oy = oy0 + i;
         if (oy >= Ho)
             break;
+        #pragma unroll
         for (int j = 0; j < 4; j++)
             if (ox0 + j < Wo)
                 o[oy * Wo + ox0 + j] = conv_act(y[j] + b, act, act_alpha);
