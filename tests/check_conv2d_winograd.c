@@ -4,6 +4,7 @@
  *    Ci, Co in {1, 3, 5, 16, 33}, batch 1 and 3, bias or not (partial edge blocks everywhere);
  *  - every activation once; tensor views at non-zero offsets (x, w, bias, out); a batch split
  *    into one-image chunks (workspace cap forced tiny); a shape past the GEMM's tiles;
+ *  - no room for the workspace under a memory cap: the implicit kernel instead;
  *  - the automatic choice: a GPU-class context (gfx902 profile) takes Winograd for qualifying
  *    layers (checked through the profiler's kernel names too) and not for stride 2, dilation 2,
  *    groups 2, 5x5 or the small seed layer.
@@ -270,6 +271,34 @@ START_TEST(auto_choice)
 }
 END_TEST
 
+/* A memory cap with room for the tensors but not for the workspace (U, V, M: ~2.5 MB here): the
+ * implicit kernel runs instead, with the same result (GPU variants: the gfx902 profile; the CPU
+ * class's own fallback, im2col, needs a workspace too). */
+START_TEST(no_room_falls_back)
+{
+    char *saved = tu_env_save("CLT_CONV_VARIANT");
+    setenv("CLT_CONV_VARIANT", "winograd", 1);
+    clt_context_options o;
+    clt_context_options_init(&o);
+    o.conv_impl = "tiled";
+    o.memory_limit = (uint64_t)1 << 20;
+    o.profile = "gfx902";
+    o.profiler = 1;
+    clt_context *ctx = tu_context_with(&o);
+    wg_case c = plain(1, 32, 32, 32, 32, 1);
+    c.bias = 1;
+    wg_check(ctx, &c, "winograd without workspace room");
+    TU_OK(clt_profile_collect(ctx));
+    clt_profile_entry rows[64];
+    size_t count = 0;
+    TU_OK(clt_profile_get(ctx, rows, 64, &count));
+    for (size_t i = 0; i < count && i < 64; i++)
+        ck_assert_msg(strncmp(rows[i].impl, "conv2d_winograd", 15) != 0, "%s ran", rows[i].impl);
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_VARIANT", saved);
+}
+END_TEST
+
 Suite *conv2d_winograd_suite(void)
 {
     Suite *s = suite_create("conv2d_winograd");
@@ -278,6 +307,7 @@ Suite *conv2d_winograd_suite(void)
     tcase_add_test(tc, table);
     tcase_add_test(tc, epilogue_views_chunks);
     tcase_add_test(tc, auto_choice);
+    tcase_add_test(tc, no_room_falls_back);
     suite_add_tcase(s, tc);
     return s;
 }

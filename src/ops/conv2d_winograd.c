@@ -7,7 +7,7 @@
  * The workspace (slot 1, shared with im2col: both are conv forward paths and one call uses only
  * one of them) holds U, then V and M for as many images as fit the cap; bigger batches run in
  * chunks of images, U computed once. CLT_ERR_UNSUPPORTED (the caller falls back) when our GEMM
- * refuses or the sizes leave int range. */
+ * refuses, the workspace does not fit the device or the memory cap, or the sizes leave int range. */
 #include <limits.h>
 #include <string.h>
 
@@ -165,7 +165,11 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
         return clt__prefix_error(ctx, st, who);
     cl_mem ws;
     int fresh;
-    if ((st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)w.total * sizeof(float), &ws, &fresh)))
+    st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)w.total * sizeof(float), &ws, &fresh);
+    if (st == CLT_ERR_OUT_OF_DEVICE_MEMORY) /* the one-launch kernels need no workspace */
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no room for the Winograd workspace (%llu B)",
+                         who, (unsigned long long)(w.total * sizeof(float)));
+    if (st)
         return clt__prefix_error(ctx, st, who);
     for (int64_t img0 = 0; img0 < g->n; img0 += w.chunk) {
         int64_t cnt = g->n - img0 < w.chunk ? g->n - img0 : w.chunk, np = cnt * w.tpi;
