@@ -43,5 +43,16 @@ extern uint64_t clt__conv_cpu_chunk_bytes;
 clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
                               int64_t img0, int64_t nimg, const char *who);
 
+/* Winograd F(4x4, 3x3) (conv2d_winograd.c): transform, batched GEMM (ours), output transform:
+ * three launches per chunk of images (V + M + U capped at clt__conv_winograd_cap_bytes; a
+ * variable so tests can force chunks). CLT_ERR_UNSUPPORTED when the shape does not apply or our
+ * GEMM refuses (the caller falls back). */
+clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, const char *who);
+extern uint64_t clt__conv_winograd_cap_bytes;
+/* 3x3, stride 1, dilation 1, one group. */
+int clt__conv_winograd_applies(const clt__conv_geom *g);
+/* Whether our automatic choice on ctx takes Winograd (it applies and the device class's
+ * thresholds in tune/conv_params.c pass). */
+int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g);
 
 #endif

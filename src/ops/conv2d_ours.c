@@ -10,7 +10,10 @@
  *             and on GPUs for grids the implicit kernel cannot fill with 64x64 tiles while K is
  *             long enough for our GEMM to split (then one chunk, our tiled GEMM with split K)
  *   cpu       conv2d_cpu.cl, CPU style direct kernel (explicit SIMD vectors), kept as a fallback
- * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm forces one where it applies
+ *   winograd  F(4x4, 3x3) for 3x3 / stride 1 / dilation 1 / one group (conv2d_winograd.c):
+ *             transforms + our batched GEMM, 3 launches; chosen first when the class's
+ *             thresholds pass (tune/conv_params.c), falling back to the choice below
+ * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd forces one where it applies
  * (tests use it); anything else, or unset, means automatic.
  * Experiment switch (A/B benchmarks, read per call, no context needed):
  * Experiment switch, until an H200 A/B decides: CLT_CONV_KERNEL_VARIANT=coalesced builds the
@@ -231,6 +234,24 @@ static int small_grid(const conv_launch *L, const clt__conv_table *t)
     return groups < cus;
 }
 
+/* The automatic choice other than Winograd (after_wino: Winograd was tried and refused, so on
+ * GPUs the implicit kernel, as for any other refusal). */
+static clt_status run_auto(conv_launch *L, const clt__conv_table *t, int after_wino)
+{
+    const clt__conv_geom *g = &L->p->g;
+    clt_status st;
+    if (g->ci_g == 1)
+        return try_depthwise(L, t);
+    if (t->prefer_cpu) {
+        st = clt__conv2d_colgemm(L->ctx, L->p, 0, L->who);
+        return st == CLT_ERR_UNSUPPORTED ? try_cpu(L, t) : st;
+    }
+    if (!after_wino && small_grid(L, t))
+        return clt__conv2d_colgemm(L->ctx, L->p, 0, L->who);
+    st = try_implicit(L, t, -1);
+    return st == CLT_ERR_UNSUPPORTED ? try_cpu(L, t) : st; /* no local memory, any group size */
+}
+
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
@@ -258,18 +279,13 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
         st = try_cpu(&L, t);
     else if (e && !strcmp(e, "colgemm"))
         st = clt__conv2d_colgemm(ctx, p, 0, who);
-    else if (g->ci_g == 1)
-        st = try_depthwise(&L, t);
-    else if (t->prefer_cpu) {
-        st = clt__conv2d_colgemm(ctx, p, 0, who);
-        if (st == CLT_ERR_UNSUPPORTED)
-            st = try_cpu(&L, t);
-    } else if (small_grid(&L, t))
-        st = clt__conv2d_colgemm(ctx, p, 0, who);
     else {
-        st = try_implicit(&L, t, -1);
-        if (st == CLT_ERR_UNSUPPORTED)
-            st = try_cpu(&L, t); /* no local memory, any group size */
+        int wino = e && !strcmp(e, "winograd") ? clt__conv_winograd_applies(g)
+                                                : clt__conv_winograd_auto(ctx, g);
+        if (wino)
+            st = clt__conv2d_winograd(ctx, p, who);
+        if (st == CLT_ERR_UNSUPPORTED) /* not chosen, or our GEMM refused it */
+            st = run_auto(&L, t, wino);
     }
     if (st == CLT_ERR_UNSUPPORTED)
         return clt__fail(ctx, st, "%s: no Conv2D kernel variant fits this device (work-group "

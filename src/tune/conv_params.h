@@ -22,6 +22,11 @@ typedef struct clt__conv_table {
     clt__conv_tiled_cfg tiled[CLT_CONV_MAX_TILED_CFGS]; /* largest first */
     int cpu_rpi, cpu_local; /* conv2d_cpu.cl: channels per item, items per group */
     int direct_local;       /* conv2d_direct.cl: items per group */
+    /* Winograd F(4x4, 3x3) (conv2d_winograd.c) chosen automatically for 3x3 / stride 1 /
+     * dilation 1 / one group when Ci >= wino_min_ci, Co >= wino_min_co and N*Ho*Wo >=
+     * wino_min_pixels; wino_min_ci = 0: never. */
+    int wino_min_ci, wino_min_co;
+    int64_t wino_min_pixels;
 } clt__conv_table;
 
 /* The table for ctx's device class and profile. Never NULL. */

@@ -50,6 +50,11 @@ static void describe_conv(const clt_context *ctx, text_out *o)
     put(o, "  cpu-style direct (fallback): %d channels x 8 or 16 pixels per item, %d items per "
            "group; depthwise: %d\n",
         t->cpu_rpi, t->cpu_local, t->direct_local);
+    if (t->wino_min_ci > 0)
+        put(o, "  winograd F(4x4,3x3) for 3x3 stride 1: Ci >= %d, Co >= %d, N*Ho*Wo >= %lld\n",
+            t->wino_min_ci, t->wino_min_co, (long long)t->wino_min_pixels);
+    else
+        put(o, "  winograd F(4x4,3x3): only when forced (CLT_CONV_VARIANT=winograd)\n");
 }
 
 clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size)

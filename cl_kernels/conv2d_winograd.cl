@@ -1,0 +1,190 @@
+/* Conv2D forward, Winograd F(4x4, 3x3): 3x3 kernels, stride 1, dilation 1, one group, NCHW f32.
+ *
+ * Each 4x4 output block of an image and output channel k is
+ *   Y = A^T [ sum_c (G g[k][c] G^T) .* (B^T d[c] B) ] A
+ * where d[c] is the 6x6 input patch of channel c that the block reads (zeros outside the image) and
+ * g[k][c] the 3x3 weight: 36 products per (k, c) and block instead of 144. The sum over c of the
+ * element-wise products is, per transform position xi (0..35), a GEMM:
+ *   M[xi] (Co x P) = U[xi] (Co x Ci) * V[xi] (Ci x P),   P = blocks (images x tilesH x tilesW)
+ * which the host runs as ONE strided-batched GEMM (batch 36) between the two kernels here:
+ *   conv2d_winograd_transform  V[xi][c][p] = (B^T d B)[xi] and U[xi][k][c] = (G g G^T)[xi]
+ *   conv2d_winograd_output     out = act(A^T M A + bias), the in-range part of each 4x4 block
+ * Interpolation points 0, +-1, +-2 and infinity (the usual F(4,3) matrices; the tests check the
+ * result against a direct double reference, not the table).
+ *
+ * Layout in the workspace ws (element offsets from the host): U at u_base, row length ldu (Ci
+ * rounded up to 4), plane stride Co*ldu; V at v_base, row length ldp (P rounded up to 4), plane
+ * stride Ci*ldp; M at m_base, the same with Co rows. Blocks p of one chunk of images are numbered
+ * p = (image - img0) * tilesH*tilesW + th * tilesW + tw, so neighbouring items touch neighbouring p:
+ * V, M and the output blocks are read and written coalesced.
+ *
+ * conv2d_winograd_transform: grid (ceil(P / L) * L, Ci + wrows), any local (L, 1). Rows c < Ci:
+ *   the input transform of block gid0 of channel c. Rows >= Ci: weight (k, c) number
+ *   j = (row - Ci) * global_size(0) + gid0 (j < nw; nw = Co*Ci for the first chunk, 0 after it).
+ *   Arguments: x, w, ws, offs = (x, w, v_base, u_base), ga = (Ci, H, W, Co, tilesW, tilesH*tilesW,
+ *   pt, pl), gb = (img0, P, ldp, ldu, nw, -, -, -).
+ * conv2d_winograd_output: grid (ceil(P / L) * L, Co), any local (L, 1).
+ *   Arguments: ws, bias (any buffer when flags bit 0 is clear), out, offs = (m_base, bias, out, -),
+ *   ga = (Co, Ho, Wo, tilesW, tilesH*tilesW, img0, P, ldp), flags = bias | activation << 8
+ *   (common/conv_act.h), act_alpha.
+ * Per-image and per-plane indices fit int (host checks); buffer offsets are 64-bit.
+ * -D contract: none.
+ */
+#include "common/conv_act.h"
+
+/* o = B^T d for one column of six values (stride-free: a..f in, o0..o5 out). */
+#define WINO_BT(a, b, c, d, e, f, o0, o1, o2, o3, o4, o5)                                         \
+    do {                                                                                          \
+        o0 = 4.0f * (a) - 5.0f * (c) + (e);                                                       \
+        o1 = -4.0f * ((b) + (c)) + (d) + (e);                                                     \
+        o2 = 4.0f * ((b) - (c)) - (d) + (e);                                                      \
+        o3 = 2.0f * ((d) - (b)) - (c) + (e);                                                      \
+        o4 = 2.0f * ((b) - (d)) - (c) + (e);                                                      \
+        o5 = 4.0f * (b) - 5.0f * (d) + (f);                                                       \
+    } while (0)
+
+/* o = G g for three values. */
+#define WINO_G(a, b, c, o0, o1, o2, o3, o4, o5)                                                   \
+    do {                                                                                          \
+        o0 = 0.25f * (a);                                                                         \
+        o1 = (-1.0f / 6.0f) * ((a) + (b) + (c));                                                  \
+        o2 = (-1.0f / 6.0f) * ((a) - (b) + (c));                                                  \
+        o3 = (1.0f / 24.0f) * (a) + (1.0f / 12.0f) * (b) + (1.0f / 6.0f) * (c);                   \
+        o4 = (1.0f / 24.0f) * (a) - (1.0f / 12.0f) * (b) + (1.0f / 6.0f) * (c);                   \
+        o5 = (c);                                                                                 \
+    } while (0)
+
+/* o = A^T m for six values. */
+#define WINO_AT(a, b, c, d, e, f, o0, o1, o2, o3)                                                 \
+    do {                                                                                          \
+        o0 = (a) + (b) + (c) + (d) + (e);                                                         \
+        o1 = ((b) - (c)) + 2.0f * ((d) - (e));                                                    \
+        o2 = ((b) + (c)) + 4.0f * ((d) + (e));                                                    \
+        o3 = ((b) - (c)) + 8.0f * ((d) - (e)) + (f);                                              \
+    } while (0)
+
+static void input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
+                            int8 gb, int c, int p)
+{
+    const int Ci = ga.s0, H = ga.s1, W = ga.s2, tilesW = ga.s4, tpi = ga.s5, pt = ga.s6,
+              pl = ga.s7;
+    const int img0 = gb.s0, ldp = gb.s2;
+    const int img = p / tpi, t = p - img * tpi, th = t / tilesW, tw = t - th * tilesW;
+    const int iy0 = 4 * th - pt, ix0 = 4 * tw - pl;
+    __global const float *xc =
+        x + offs.x + ((ulong)(img0 + img) * (ulong)Ci + (ulong)c) * (ulong)H * (ulong)W;
+    /* Out-of-image taps read a clamped element times zero: no divergent loads (POCL, GPUs). */
+    int cx[6];
+    float mx[6];
+    #pragma unroll
+    for (int j = 0; j < 6; j++) {
+        const int ix = ix0 + j;
+        cx[j] = clamp(ix, 0, W - 1);
+        mx[j] = ix >= 0 && ix < W ? 1.0f : 0.0f;
+    }
+    float d[6][6];
+    #pragma unroll
+    for (int i = 0; i < 6; i++) {
+        const int iy = iy0 + i;
+        __global const float *row = xc + clamp(iy, 0, H - 1) * W;
+        const float my = iy >= 0 && iy < H ? 1.0f : 0.0f;
+        #pragma unroll
+        for (int j = 0; j < 6; j++)
+            d[i][j] = row[cx[j]] * (mx[j] * my);
+    }
+    float t6[6][6]; /* B^T d, column by column */
+    #pragma unroll
+    for (int j = 0; j < 6; j++)
+        WINO_BT(d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j], t6[0][j], t6[1][j],
+                t6[2][j], t6[3][j], t6[4][j], t6[5][j]);
+    const ulong plane = (ulong)Ci * (ulong)ldp;
+    __global float *v = ws + offs.z + (ulong)c * (ulong)ldp + (ulong)p;
+    #pragma unroll
+    for (int i = 0; i < 6; i++) { /* (B^T d) B, row by row */
+        float o[6];
+        WINO_BT(t6[i][0], t6[i][1], t6[i][2], t6[i][3], t6[i][4], t6[i][5], o[0], o[1], o[2],
+                o[3], o[4], o[5]);
+        #pragma unroll
+        for (int j = 0; j < 6; j++)
+            v[(ulong)(i * 6 + j) * plane] = o[j];
+    }
+}
+
+static void weight_transform(__global const float *w, __global float *ws, ulong4 offs, int8 ga,
+                             int8 gb, int j)
+{
+    const int Ci = ga.s0, Co = ga.s3, ldu = gb.s3;
+    const int k = j / Ci, c = j - k * Ci;
+    __global const float *g = w + offs.y + (ulong)j * 9;
+    float t6[6][3]; /* G g, column by column */
+    #pragma unroll
+    for (int col = 0; col < 3; col++)
+        WINO_G(g[col], g[3 + col], g[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
+               t6[4][col], t6[5][col]);
+    const ulong plane = (ulong)Co * (ulong)ldu;
+    __global float *u = ws + offs.w + (ulong)k * (ulong)ldu + (ulong)c;
+    #pragma unroll
+    for (int i = 0; i < 6; i++) { /* (G g) G^T, row by row */
+        float o[6];
+        WINO_G(t6[i][0], t6[i][1], t6[i][2], o[0], o[1], o[2], o[3], o[4], o[5]);
+        #pragma unroll
+        for (int q = 0; q < 6; q++)
+            u[(ulong)(i * 6 + q) * plane] = o[q];
+    }
+}
+
+__kernel void conv2d_winograd_transform(__global const float *x, __global const float *w,
+                                        __global float *ws, ulong4 offs, int8 ga, int8 gb)
+{
+    const int Ci = ga.s0, P = gb.s1, nw = gb.s4;
+    const int p = get_global_id(0), row = get_global_id(1);
+    if (row < Ci) {
+        if (p < P)
+            input_transform(x, ws, offs, ga, gb, row, p);
+        return;
+    }
+    const int j = (row - Ci) * (int)get_global_size(0) + p;
+    if (j < nw)
+        weight_transform(w, ws, offs, ga, gb, j);
+}
+
+__kernel void conv2d_winograd_output(__global const float *ws, __global const float *bias,
+                                     __global float *out, ulong4 offs, int8 ga, int flags,
+                                     float act_alpha)
+{
+    const int Co = ga.s0, Ho = ga.s1, Wo = ga.s2, tilesW = ga.s3, tpi = ga.s4, img0 = ga.s5,
+              P = ga.s6, ldp = ga.s7;
+    const int p = get_global_id(0), k = get_global_id(1);
+    if (p >= P)
+        return;
+    const ulong plane = (ulong)Co * (ulong)ldp;
+    __global const float *m = ws + offs.x + (ulong)k * (ulong)ldp + (ulong)p;
+    float t4[4][6]; /* A^T M, column by column */
+    #pragma unroll
+    for (int j = 0; j < 6; j++) {
+        float c6[6];
+        #pragma unroll
+        for (int i = 0; i < 6; i++)
+            c6[i] = m[(ulong)(i * 6 + j) * plane];
+        WINO_AT(c6[0], c6[1], c6[2], c6[3], c6[4], c6[5], t4[0][j], t4[1][j], t4[2][j], t4[3][j]);
+    }
+    const float b = (flags & 1) ? bias[offs.y + k] : 0.0f;
+    const int act = flags >> 8;
+    const int img = p / tpi, t = p - img * tpi, th = t / tilesW, tw = t - th * tilesW;
+    const int oy0 = 4 * th, ox0 = 4 * tw;
+    __global float *o =
+        out + offs.z + ((ulong)(img0 + img) * (ulong)Co + (ulong)k) * (ulong)Ho * (ulong)Wo;
+    #pragma unroll
+    for (int i = 0; i < 4; i++) { /* (A^T M) A, row by row */
+        float y[4];
+        WINO_AT(t4[i][0], t4[i][1], t4[i][2], t4[i][3], t4[i][4], t4[i][5], y[0], y[1], y[2],
+                y[3]);
+        const int oy = oy0 + i;
+        if (oy >= Ho)
+            break;
+        #pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (ox0 + j < Wo)
+                o[oy * Wo + ox0 + j] = conv_act(y[j] + b, act, act_alpha);
+    }
+}
