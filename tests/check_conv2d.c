@@ -247,22 +247,19 @@ START_TEST(variants)
 }
 END_TEST
 
-/* The experiment switch CLT_CONV_KERNEL_VARIANT=coalesced (conv2d_ours.c): the implicit kernel's
- * coalesced A-slice loads (-DCOALESCED_A=1), both K orders, kept correct for the A/B benchmark. */
-START_TEST(coalesced_a_loads)
+/* The implicit kernel on both K orders (channel-major when Ci_g is a multiple of KWG, else flat)
+ * with a bias, asymmetric padding and stride 2: its A-slice loads run along k of one weight row. */
+START_TEST(implicit_k_orders)
 {
     char *saved = tu_env_save("CLT_CONV_VARIANT");
-    char *saved_kv = tu_env_save("CLT_CONV_KERNEL_VARIANT");
     setenv("CLT_CONV_VARIANT", "implicit", 1);
-    setenv("CLT_CONV_KERNEL_VARIANT", "coalesced", 1);
     clt_context *ctx = cv_context("tiled");
     cv_case cs[2] = {plain(2, 32, 9, 11, 65, 3), plain(1, 5, 13, 7, 3, 3)};
     cs[0].p.pad_top = cs[0].p.pad_left = 1, cs[0].bias = 1;
     cs[1].p.stride_h = 2, cs[1].p.pad_right = 2;
-    cv_check(ctx, &cs[0], "coalesced A loads, channel-major K");
-    cv_check(ctx, &cs[1], "coalesced A loads, flat K");
+    cv_check(ctx, &cs[0], "implicit, channel-major K");
+    cv_check(ctx, &cs[1], "implicit, flat K");
     tu_context_free(ctx);
-    tu_env_restore("CLT_CONV_KERNEL_VARIANT", saved_kv);
     tu_env_restore("CLT_CONV_VARIANT", saved);
 }
 END_TEST
@@ -304,7 +301,7 @@ Suite *conv2d_suite(void)
     tcase_add_loop_test(tc, activations, 0, 3);
     tcase_add_loop_test(tc, large, 0, 3);
     tcase_add_loop_test(tc, variants, 0, 4);
-    tcase_add_test(tc, coalesced_a_loads);
+    tcase_add_test(tc, implicit_k_orders);
     tcase_add_test(tc, cpu_chunks);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);

@@ -38,9 +38,10 @@ clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, c
 clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                      const clt_tensor *x, clt_tensor *dw, int clblast, const char *who);
 
-/* CPU devices (conv2d_backward_cpu.c): the forward's CPU im2col + our GEMM; grad-input for stride
- * 1 only. CLT_ERR_UNSUPPORTED where the shape does not fit (use the colgemm path). */
-clt_status clt__convb_input_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+/* conv2d_backward_cpu.c. Grad-input for stride 1 as a forward convolution with flipped weights
+ * (any device class). Grad-weight on CPU devices: the forward's CPU im2col + our GEMM.
+ * CLT_ERR_UNSUPPORTED where the shape does not fit (use another path). */
+clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                 const clt_tensor *w, clt_tensor *dx, const char *who);
 clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *x, clt_tensor *dw, const char *who);

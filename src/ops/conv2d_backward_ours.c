@@ -110,12 +110,12 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
 clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *w, clt_tensor *dx, const char *who)
 {
-    if (clt__cpu_style(ctx)) {
-        clt_status st = clt__convb_input_cpu(ctx, g, dy, w, dx, who);
-        return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
-    }
+    clt_status st = clt__convb_input_flipped(ctx, g, dy, w, dx, who);
+    if (st != CLT_ERR_UNSUPPORTED)
+        return st;
+    if (clt__cpu_style(ctx))
+        return clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
     cl_kernel k = NULL;
-    clt_status st;
     if (g->ci_g >= MIN_TILED_CHANNELS &&
         (st = tiled_kernel(ctx, DX_OPTS, "conv_bwd_input_tiled", DX_LOCAL_BYTES, who, &k)))
         return st;

@@ -14,12 +14,7 @@
  *             transforms + our batched GEMM, 3 launches; chosen first when the class's
  *             thresholds pass (tune/conv_params.c), falling back to the choice below
  * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd forces one where it applies
- * (tests use it); anything else, or unset, means automatic.
- * Experiment switch (A/B benchmarks, read per call, no context needed):
- * Experiment switch, until an H200 A/B decides: CLT_CONV_KERNEL_VARIANT=coalesced builds the
- * implicit kernel with -DCOALESCED_A=1 (neighbouring items read neighbouring k of one weight row,
- * conv2d.cl); unset or anything else = -DCOALESCED_A=0, the A-slice load every measurement so far
- * used (neighbouring items K floats apart in w). */
+ * (tests use it); anything else, or unset, means automatic. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,10 +188,6 @@ static clt_status try_implicit(conv_launch *L, const clt__conv_table *t, int fir
             continue;
         char opts[160];
         clt__conv_tiled_options(c, g->ci_g % c->kwg == 0, opts, sizeof opts);
-        const char *kv = getenv("CLT_CONV_KERNEL_VARIANT");
-        size_t used = strlen(opts);
-        snprintf(opts + used, sizeof opts - used, " -DCOALESCED_A=%d",
-                 kv && !strcmp(kv, "coalesced") ? 1 : 0);
         cl_kernel k;
         clt_status st = get_kernel(L, "conv2d", opts, "conv2d_implicit", &k);
         if (st)

@@ -208,11 +208,21 @@ static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c
  *   512^3: 32x32 unsplit 27.5, 64x64 x3 25.3, x8 21.0, 128x128 x8 56.7;
  *   256x1024x1024: 32x32 unsplit 49.0, 64x64 x12 39.7, 128x128 x9 64.7;
  *   1000x128x128: 32x32 unsplit (128 groups) 8.7, split in 2 11.2.
- * So: the largest config whose own grid gives every compute unit a group; else the first smaller
- * config (never the largest: a split 128x128 grid runs one starved group per SM) whose grid is
+ * So: the largest config whose own grid gives every compute unit a group (and is not mostly
+ * padding while a smaller config is left); else the first config
+ * below 128x128 (a split 128x128 grid runs one starved group per SM) whose grid is
  * under half the compute units and, split toward SPLIT_GROUPS_PER_CU groups per unit, fills them;
  * else the smallest config, split only when its grid is under half the units. */
 #define SPLIT_GROUPS_PER_CU 4
+/* Whether over half of config c's tiles would be padding (a 256-row tile on a 64-row product, as
+ * Winograd's 36 products of Co x tiles are): then a smaller config is taken if one fills the grid. */
+static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
+{
+    uint64_t covered = (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
+                       (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
+    return 2 * (uint64_t)p->m * (uint64_t)p->n < covered;
+}
+#define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
 static int choose_tiled(const gemm_launch *L, const clt__gemm_table *t, int *pieces)
 {
     const clt__gemm_problem *p = L->p;
@@ -225,9 +235,9 @@ static int choose_tiled(const gemm_launch *L, const clt__gemm_table *t, int *pie
             continue;
         smallest = i;
         uint64_t groups = tile_groups(p, c);
-        if (groups >= cus)
+        if (groups >= cus && !(i + 1 < t->n_tiled && mostly_padding(p, c)))
             return i;
-        if (i > 0 && 2 * groups < cus) {
+        if (c->mwg * c->nwg < SPLIT_MAX_TILE && 2 * groups < cus) {
             int q = split_pieces(p, c, SPLIT_GROUPS_PER_CU * cus);
             if (groups * (uint64_t)q >= cus) {
                 *pieces = q;

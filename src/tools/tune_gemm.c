@@ -155,6 +155,7 @@ static void install_gemv(clt__gemm_table *t, const int *c)
 /* Candidate lists (-1 ends a row): the built-in value is prepended at run time. */
 static const int tiled_cands[][7] = {
     /* bigger tiles first (--quick tries the first few): fewer loads per FMA, one group per SM */
+    {256, 128, 8, 16, 16, 4, 1},  {128, 128, 16, 16, 16, 4, 1}, {128, 256, 16, 16, 16, 4, 1},
     {256, 128, 16, 32, 16, 4, 1}, {128, 256, 16, 16, 32, 4, 1}, {128, 128, 32, 16, 16, 4, 1},
     {128, 128, 16, 16, 8, 4, 1},  {128, 128, 16, 16, 16, 4, 0}, {128, 128, 8, 16, 16, 4, 1},
     {128, 64, 16, 16, 16, 4, 1},  {64, 128, 16, 16, 16, 4, 1},  {64, 64, 16, 16, 16, 4, 1},

@@ -61,7 +61,7 @@ void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *bu
 
 size_t clt__conv_tiled_local_bytes(const clt__conv_tiled_cfg *c)
 {
-    /* A rows padded by 4 floats (conv2d.cl, COALESCED_A), reserved for both load mappings */
+    /* A rows padded by 4 floats (conv2d.cl, AST) */
     return 2 * (size_t)c->kwg * (size_t)(c->mwg + 4 + c->nwg) * sizeof(float);
 }
 

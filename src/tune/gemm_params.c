@@ -1,8 +1,11 @@
 /* GEMM parameter tables. The reasoning per class:
- * - NVIDIA (warp 32, 48 KiB local, WG <= 1024): 128x128 tiles, 16x16 items of 8x8 each (64 FMAs per
- *   four float4 local reads), KWG 16, double-buffered: 2 x 2 x 16 x 128 x 4 B = 32 KiB of local
- *   memory; ~100 registers per item leaves two groups per SM. Smaller tiles for shapes whose
- *   128x128 grid would not fill the SMs.
+ * - NVIDIA (warp 32, 48 KiB local, WG <= 1024): 256x128 tiles, 16x16 items of 16x8 each (128 FMAs
+ *   per six float4 local reads), KWG 8, double-buffered (24 KiB of local memory). Measured on the
+ *   H200 against the earlier first config (128x128, 8x8 per item, KWG 16), us: 4096^3 3165 vs 3330,
+ *   8192^3 25057 vs 26453; 128x256 with 8x16 per item 3418 / 27135 (KWG 8), 3250 / 25307 (KWG 16);
+ *   KWG 32 single-buffered, 8x16 or 16x8 items on 128x128 all slower. Its grid needs big shapes
+ *   (2048^3: 128 groups < 132 SMs, 605 us), so 128x128 follows for those, then smaller tiles
+ *   for shapes whose 128x128 grid would not fill the SMs.
  * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same 8x8-per-item shape (4 waves per group,
  *   <= 128 VGPRs for two groups per CU), then 64x64 and 32x32 for small grids.
  * - CPU (POCL): the CPU-style kernel (DESIGN.md section 6), 6 rows x float16 per item (12 of the 16
@@ -18,8 +21,11 @@
 #include "tune/tuning_file.h"
 
 static const clt__gemm_table nvidia_table = {
-    "nvidia", 0, 3,
-    {{128, 128, 16, 16, 16, 4, 1}, {64, 64, 16, 16, 16, 4, 1}, {32, 32, 16, 8, 8, 4, 1}},
+    "nvidia", 0, 4,
+    {{256, 128, 8, 16, 16, 4, 1},
+     {128, 128, 16, 16, 16, 4, 1},
+     {64, 64, 16, 16, 16, 4, 1},
+     {32, 32, 16, 8, 8, 4, 1}},
     {4, 16, 8}, 32, 8, 32, 8, 262144.0, 8,
 };
 

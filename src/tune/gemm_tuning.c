@@ -135,7 +135,7 @@ int clt__gemm_tuning_apply(const clt_context *ctx, const clt__tuning_entries *e,
         } else if (!strncmp(name, "tiled.", 6)) {
             int idx = name[6] - '0';
             if (name[7] || idx < 0 || idx >= CLT_GEMM_MAX_TILED_CFGS)
-                return fail(why, cap, k, v, "unknown key (tiled.0 .. tiled.2)");
+                return fail(why, cap, k, v, "unknown key (tiled.0 .. tiled.3)");
             if (parse_ints(v, iv, 7, 0, 1024) != 7)
                 return fail(why, cap, k, v, "want 7 integers MWG NWG KWG MDIMC NDIMC VW DB");
             clt__gemm_tiled_cfg c = {iv[0], iv[1], iv[2], iv[3], iv[4], iv[5], iv[6]};
