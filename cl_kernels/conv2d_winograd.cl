@@ -31,37 +31,7 @@
  * -D contract: none.
  */
 #include "common/conv_act.h"
-
-/* o = B^T d for one column of six values (stride-free: a..f in, o0..o5 out). */
-#define WINO_BT(a, b, c, d, e, f, o0, o1, o2, o3, o4, o5)                                         \
-    do {                                                                                          \
-        o0 = 4.0f * (a) - 5.0f * (c) + (e);                                                       \
-        o1 = -4.0f * ((b) + (c)) + (d) + (e);                                                     \
-        o2 = 4.0f * ((b) - (c)) - (d) + (e);                                                      \
-        o3 = 2.0f * ((d) - (b)) - (c) + (e);                                                      \
-        o4 = 2.0f * ((b) - (d)) - (c) + (e);                                                      \
-        o5 = 4.0f * (b) - 5.0f * (d) + (f);                                                       \
-    } while (0)
-
-/* o = G g for three values. */
-#define WINO_G(a, b, c, o0, o1, o2, o3, o4, o5)                                                   \
-    do {                                                                                          \
-        o0 = 0.25f * (a);                                                                         \
-        o1 = (-1.0f / 6.0f) * ((a) + (b) + (c));                                                  \
-        o2 = (-1.0f / 6.0f) * ((a) - (b) + (c));                                                  \
-        o3 = (1.0f / 24.0f) * (a) + (1.0f / 12.0f) * (b) + (1.0f / 6.0f) * (c);                   \
-        o4 = (1.0f / 24.0f) * (a) - (1.0f / 12.0f) * (b) + (1.0f / 6.0f) * (c);                   \
-        o5 = (c);                                                                                 \
-    } while (0)
-
-/* o = A^T m for six values. */
-#define WINO_AT(a, b, c, d, e, f, o0, o1, o2, o3)                                                 \
-    do {                                                                                          \
-        o0 = (a) + (b) + (c) + (d) + (e);                                                         \
-        o1 = ((b) - (c)) + 2.0f * ((d) - (e));                                                    \
-        o2 = ((b) + (c)) + 4.0f * ((d) + (e));                                                    \
-        o3 = ((b) - (c)) + 8.0f * ((d) - (e)) + (f);                                              \
-    } while (0)
+#include "common/winograd.h"
 
 static void input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
                             int8 gb, int c, int p)
@@ -110,29 +80,6 @@ static void input_transform(__global const float *x, __global float *ws, ulong4 
     }
 }
 
-static void weight_transform(__global const float *w, __global float *ws, ulong4 offs, int8 ga,
-                             int8 gb, int j)
-{
-    const int Ci = ga.s0, Co = ga.s3, ldu = gb.s3;
-    const int k = j / Ci, c = j - k * Ci;
-    __global const float *g = w + offs.y + (ulong)j * 9;
-    float t6[6][3]; /* G g, column by column */
-    #pragma unroll
-    for (int col = 0; col < 3; col++)
-        WINO_G(g[col], g[3 + col], g[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
-               t6[4][col], t6[5][col]);
-    const ulong plane = (ulong)Co * (ulong)ldu;
-    __global float *u = ws + offs.w + (ulong)k * (ulong)ldu + (ulong)c;
-    #pragma unroll
-    for (int i = 0; i < 6; i++) { /* (G g) G^T, row by row */
-        float o[6];
-        WINO_G(t6[i][0], t6[i][1], t6[i][2], o[0], o[1], o[2], o[3], o[4], o[5]);
-        #pragma unroll
-        for (int q = 0; q < 6; q++)
-            u[(ulong)(i * 6 + q) * plane] = o[q];
-    }
-}
-
 __kernel void conv2d_winograd_transform(__global const float *x, __global const float *w,
                                         __global float *ws, ulong4 offs, int8 ga, int8 gb)
 {
@@ -145,7 +92,7 @@ __kernel void conv2d_winograd_transform(__global const float *x, __global const 
     }
     const int j = (row - Ci) * (int)get_global_size(0) + p;
     if (j < nw)
-        weight_transform(w, ws, offs, ga, gb, j);
+        wino_weight_transform(w, ws, offs, ga, gb, j);
 }
 
 __kernel void conv2d_winograd_output(__global const float *ws, __global const float *bias,

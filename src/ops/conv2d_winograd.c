@@ -43,6 +43,8 @@ typedef struct wino_plan {
     int64_t tiles_w, tpi;  /* blocks per row, per image */
     int64_t chunk, ldp;    /* images per chunk, V/M row length (chunk * tpi rounded up to 4) */
     int64_t ldu;           /* U row length (Ci rounded up to 4): float4-aligned GEMM operands */
+    int64_t tiles_h, bpr;  /* block rows per image; CPU kernels: strips of 8 blocks per row */
+    int cpu;               /* conv2d_winograd_cpu.cl (CPU class) instead of conv2d_winograd.cl */
     uint64_t v_base, m_base, total; /* element offsets in the workspace; U at 0 */
     size_t local;
 } wino_plan;
@@ -50,7 +52,9 @@ typedef struct wino_plan {
 static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, wino_plan *w, const char *who)
 {
     w->tiles_w = (g->wo + 3) / 4;
-    w->tpi = (g->ho + 3) / 4 * w->tiles_w;
+    w->tiles_h = (g->ho + 3) / 4;
+    w->tpi = w->tiles_h * w->tiles_w;
+    w->bpr = (w->tiles_w + 7) / 8;
     w->ldu = round4(g->ci);
     uint64_t u = (uint64_t)XI * (uint64_t)g->co * (uint64_t)w->ldu;
     uint64_t per_image = (uint64_t)XI * (uint64_t)(g->ci + g->co) * (uint64_t)w->tpi;
@@ -67,7 +71,8 @@ static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, wino_plan
                          "%s: Winograd planes of one chunk exceed 2^30 elements", who);
     w->v_base = u;
     w->m_base = u + (uint64_t)XI * (uint64_t)g->ci * (uint64_t)w->ldp;
-    w->total = w->m_base + (uint64_t)XI * (uint64_t)g->co * (uint64_t)w->ldp;
+    /* + 8: the CPU output kernel loads whole float8 strips of M, up to 7 floats past the last block */
+    w->total = w->m_base + (uint64_t)XI * (uint64_t)g->co * (uint64_t)w->ldp + 8;
     return CLT_SUCCESS;
 }
 
@@ -90,10 +95,13 @@ static clt_status run_transform(clt_context *ctx, const clt__conv_problem *p, co
     size_t g0 = ((size_t)np + l - 1) / l * l;
     int64_t nw = weights ? g->co * g->ci : 0;
     size_t wrows = (size_t)((nw + (int64_t)g0 - 1) / (int64_t)g0);
+    /* CPU: one item per strip of 8 blocks (np / tpi images), then one per weight */
+    int64_t nin = np / w->tpi * g->ci * w->tiles_h * w->bpr;
     cl_ulong4 offs = {{p->x_off, p->w_off, w->v_base, 0}};
     cl_int8 ga = {{(cl_int)g->ci, (cl_int)g->h, (cl_int)g->w, (cl_int)g->co, (cl_int)w->tiles_w,
                    (cl_int)w->tpi, (cl_int)g->pt, (cl_int)g->pl}};
-    cl_int8 gb = {{(cl_int)img0, (cl_int)np, (cl_int)w->ldp, (cl_int)w->ldu, (cl_int)nw, 0, 0, 0}};
+    cl_int8 gb = {{(cl_int)img0, (cl_int)(w->cpu ? nin : np), (cl_int)w->ldp, (cl_int)w->ldu,
+                   (cl_int)nw, (cl_int)w->bpr, (cl_int)w->tiles_h, (cl_int)g->n}};
     clt_status st;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->x, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &p->w, who)) ||
@@ -102,6 +110,10 @@ static clt_status run_transform(clt_context *ctx, const clt__conv_problem *p, co
         (st = clt__set_arg(ctx, k, 4, sizeof ga, &ga, who)) ||
         (st = clt__set_arg(ctx, k, 5, sizeof gb, &gb, who)))
         return st;
+    if (w->cpu) {
+        size_t items = (size_t)(nin + nw), global1 = (items + l - 1) / l * l;
+        return clt__enqueue_kernel(ctx, k, 1, &global1, &l, who);
+    }
     size_t global[2] = {g0, (size_t)g->ci + wrows}, local[2] = {l, 1};
     return clt__enqueue_kernel(ctx, k, 2, global, local, who);
 }
@@ -130,19 +142,26 @@ static clt_status run_output(clt_context *ctx, const clt__conv_problem *p, const
     const clt__conv_geom *g = &p->g;
     size_t l = fit_local(ctx, k, w->local);
     cl_mem bias = p->bias ? p->bias : ws;
+    int64_t nout = np / w->tpi * g->co * w->tiles_h * w->bpr; /* CPU: strips of 8 blocks */
     cl_ulong4 offs = {{w->m_base, p->bias_off, p->out_off, 0}};
     cl_int8 ga = {{(cl_int)g->co, (cl_int)g->ho, (cl_int)g->wo, (cl_int)w->tiles_w,
-                   (cl_int)w->tpi, (cl_int)img0, (cl_int)np, (cl_int)w->ldp}};
+                   (cl_int)w->tpi, (cl_int)img0, (cl_int)(w->cpu ? nout : np), (cl_int)w->ldp}};
     cl_int flags = (p->bias ? 1 : 0) | ((cl_int)p->act << 8);
+    cl_int4 gb = {{(cl_int)w->bpr, (cl_int)w->tiles_h, flags, 0}};
     clt_status st;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &ws, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &bias, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &p->out, who)) ||
         (st = clt__set_arg(ctx, k, 3, sizeof offs, &offs, who)) ||
         (st = clt__set_arg(ctx, k, 4, sizeof ga, &ga, who)) ||
-        (st = clt__set_arg(ctx, k, 5, sizeof flags, &flags, who)) ||
+        (st = w->cpu ? clt__set_arg(ctx, k, 5, sizeof gb, &gb, who)
+                     : clt__set_arg(ctx, k, 5, sizeof flags, &flags, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof(float), &p->act_alpha, who)))
         return st;
+    if (w->cpu) {
+        size_t global1 = ((size_t)nout + l - 1) / l * l;
+        return clt__enqueue_kernel(ctx, k, 1, &global1, &l, who);
+    }
     size_t global[2] = {((size_t)np + l - 1) / l * l, (size_t)g->co}, local[2] = {l, 1};
     return clt__enqueue_kernel(ctx, k, 2, global, local, who);
 }
@@ -159,9 +178,14 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
     if (st)
         return st;
     w.local = (size_t)clt__conv_table_for(ctx)->direct_local;
+    w.cpu = clt__cpu_style(ctx);
+    const char *prog = w.cpu ? "conv2d_winograd_cpu" : "conv2d_winograd";
     cl_kernel kt, ko;
-    if ((st = clt__kernel_get(ctx, "conv2d_winograd", "", "conv2d_winograd_transform", &kt)) ||
-        (st = clt__kernel_get(ctx, "conv2d_winograd", "", "conv2d_winograd_output", &ko)))
+    if ((st = clt__kernel_get(ctx, prog, "",
+                              w.cpu ? "conv2d_winograd_cpu_transform" : "conv2d_winograd_transform",
+                              &kt)) ||
+        (st = clt__kernel_get(ctx, prog, "",
+                              w.cpu ? "conv2d_winograd_cpu_output" : "conv2d_winograd_output", &ko)))
         return clt__prefix_error(ctx, st, who);
     cl_mem ws;
     int fresh;
