@@ -32,17 +32,24 @@
 #include "common/conv_act.h"
 #include "common/winograd.h"
 
-/* Lanes e < cnt of v to p[e]. */
+/* Lanes e < cnt of v to p[e]: at most three stores (4 + 2 + 1) for a partial strip. */
 inline void wino_store_lanes(__global float *p, float8 v, int cnt)
 {
     if (cnt >= 8) {
         vstore8(v, 0, p);
         return;
     }
-    float t[8];
-    vstore8(v, 0, t);
-    for (int e = 0; e < cnt; e++)
-        p[e] = t[e];
+    float4 r = v.lo;
+    if (cnt & 4) {
+        vstore4(r, 0, p);
+        r = v.hi, p += 4;
+    }
+    if (cnt & 2) {
+        vstore2(r.lo, 0, p);
+        r.lo = r.hi, p += 2;
+    }
+    if (cnt & 1)
+        p[0] = r.x;
 }
 
 /* Row strip: r0..r5 = (d B) of one input row for the 8 blocks, d read from row[ixb .. ixb + 34).
