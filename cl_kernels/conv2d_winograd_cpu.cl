@@ -11,7 +11,7 @@
  *    image, see WINO_ROW), and the six columns j = 0..5 of the 8 blocks are picked out
  *    by swizzles (lane e = element 4e + j). The row transform (d B) runs as each row arrives, the
  *    column transform (B^T .) once all six are in, then 36 vector stores. Items past the input
- *    ones transform the weights (one (k, c) each, as the GPU kernel).
+ *    ones transform the weights, 8 input channels of one output channel each (lanes = c).
  *  - conv2d_winograd_cpu_output: 36 vector loads of M, A^T M A on the lanes, bias and activation,
  *    then each output row of the 8 blocks (32 floats) is interleaved into two float16 stores.
  * Partial blocks at the right edge (tilesW not a multiple of 8) store only their valid lanes; their
@@ -20,7 +20,8 @@
  *
  * conv2d_winograd_cpu_transform: 1-D grid of at least nin + ceil(nw) items, nin = chunk images *
  *   Ci * tilesH * bpr (bpr = ceil(tilesW / 8)); any local size. Item q < nin: (img, c, th, strip)
- *   with the strip fastest. Item q >= nin: weight j = q - nin (j < nw).
+ *   with the strip fastest. Item q >= nin: weight strip j = q - nin (j < nw = Co * ceil(Ci / 8) on
+ *   the first chunk, 0 after it) = (k, c0 = 8 * (j % ceil(Ci / 8))).
  *   Arguments: x, w, ws, offs = (x, w, v_base, u_base), ga = (Ci, H, W, Co, tilesW, tilesH*tilesW,
  *   pt, pl), gb = (img0, nin, ldp, ldu, nw, bpr, tilesH, N = images in x).
  * conv2d_winograd_cpu_output: 1-D grid of at least chunk images * Co * tilesH * bpr items.
@@ -96,6 +97,36 @@ inline void wino_store_lanes(__global float *p, float8 v, int cnt)
         wino_store_lanes(v + (size_t)(30 + j) * plane, o5, cnt);                                    \
     }
 
+/* Weights (k, c0 .. c0 + 7) as the lanes: U = G g G^T, 36 vector stores along c (U[xi][k][c]).
+ * Lanes past Ci load the last weight again and are not stored. */
+inline void wino_weight_strip(__global const float *w, __global float *ws, ulong4 offs, int Ci,
+                              int Co, int ldu, int j)
+{
+    const int cs = (Ci + 7) / 8, k = j / cs, c0 = (j - k * cs) * 8, cnt = min(8, Ci - c0);
+    __global const float *g = w + offs.y + ((size_t)k * Ci + c0) * 9;
+    const int8 e9 = min((int8)(0, 1, 2, 3, 4, 5, 6, 7), (int8)(cnt - 1)) * 9;
+    float8 gv[9];
+    for (int t = 0; t < 9; t++)
+        gv[t] = (float8)(g[e9.s0 + t], g[e9.s1 + t], g[e9.s2 + t], g[e9.s3 + t], g[e9.s4 + t],
+                         g[e9.s5 + t], g[e9.s6 + t], g[e9.s7 + t]);
+    float8 t6[6][3]; /* G g, column by column */
+    for (int col = 0; col < 3; col++)
+        WINO_G(gv[col], gv[3 + col], gv[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
+               t6[4][col], t6[5][col]);
+    const size_t plane = (size_t)Co * (size_t)ldu;
+    __global float *u = ws + offs.w + (size_t)k * (size_t)ldu + (size_t)c0;
+    for (int i = 0; i < 6; i++) { /* (G g) G^T, row by row */
+        float8 o0, o1, o2, o3, o4, o5;
+        WINO_G(t6[i][0], t6[i][1], t6[i][2], o0, o1, o2, o3, o4, o5);
+        wino_store_lanes(u + (size_t)(i * 6 + 0) * plane, o0, cnt);
+        wino_store_lanes(u + (size_t)(i * 6 + 1) * plane, o1, cnt);
+        wino_store_lanes(u + (size_t)(i * 6 + 2) * plane, o2, cnt);
+        wino_store_lanes(u + (size_t)(i * 6 + 3) * plane, o3, cnt);
+        wino_store_lanes(u + (size_t)(i * 6 + 4) * plane, o4, cnt);
+        wino_store_lanes(u + (size_t)(i * 6 + 5) * plane, o5, cnt);
+    }
+}
+
 __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global const float *w,
                                             __global float *ws, ulong4 offs, int8 ga, int8 gb)
 {
@@ -106,7 +137,7 @@ __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global co
     const int q = get_global_id(0);
     if (q >= nin) {
         if (q - nin < nw)
-            wino_weight_transform(w, ws, offs, ga, gb, q - nin);
+            wino_weight_strip(w, ws, offs, Ci, ga.s3, gb.s3, q - nin);
         return;
     }
     const int s = q % bpr, th = q / bpr % tilesH, cimg = q / bpr / tilesH;

@@ -93,7 +93,8 @@ static clt_status run_transform(clt_context *ctx, const clt__conv_problem *p, co
     const clt__conv_geom *g = &p->g;
     size_t l = fit_local(ctx, k, w->local);
     size_t g0 = ((size_t)np + l - 1) / l * l;
-    int64_t nw = weights ? g->co * g->ci : 0;
+    /* weights: one item per (k, c) on GPUs, per (k, 8 channels) on the CPU */
+    int64_t nw = weights ? g->co * (w->cpu ? (g->ci + 7) / 8 : g->ci) : 0;
     size_t wrows = (size_t)((nw + (int64_t)g0 - 1) / (int64_t)g0);
     /* CPU: one item per strip of 8 blocks (np / tpi images), then one per weight */
     int64_t nin = np / w->tpi * g->ci * w->tiles_h * w->bpr;
