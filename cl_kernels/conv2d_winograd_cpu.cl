@@ -58,43 +58,43 @@ inline void wino_store_lanes(__global float *p, float8 v, int cnt)
  * edge, where most strips of a small image lie): the neighbouring row's floats are in the tensor,
  * and the masks (ma, mb, mz) select zeros for them. Only a span that leaves the tensor itself (its
  * first or last row) is read element by element. */
-#define WINO_ROW(i)                                                                                 \
-    float8 r##i##0, r##i##1, r##i##2, r##i##3, r##i##4, r##i##5;                                    \
-    {                                                                                               \
-        const int iy = iy0 + i;                                                                     \
-        float16 a = (float16)(0.0f), b = (float16)(0.0f);                                           \
-        float2 z = (float2)(0.0f);                                                                  \
-        if (iy >= 0 && iy < H) {                                                                    \
-            __global const float *row = xc + (size_t)iy * W;                                        \
-            const long lin = pbase + (long)iy * W + ixb;                                            \
-            if (lin >= 0 && lin + 34 <= xlen) {                                                     \
-                a = select((float16)(0.0f), vload16(0, row + ixb), ma);                             \
-                b = select((float16)(0.0f), vload16(0, row + ixb + 16), mb);                        \
-                z = select((float2)(0.0f), vload2(0, row + ixb + 32), mz);                          \
-            } else {                                                                                \
-                float t[34];                                                                        \
-                for (int q = 0; q < 34; q++)                                                        \
-                    t[q] = (uint)(ixb + q) < (uint)W ? row[ixb + q] : 0.0f;                         \
-                a = vload16(0, t), b = vload16(0, t + 16), z = vload2(0, t + 32);                   \
-            }                                                                                       \
-        }                                                                                           \
-        const float8 d0 = (float8)(a.s048c, b.s048c), d1 = (float8)(a.s159d, b.s159d);              \
-        const float8 d2 = (float8)(a.s26ae, b.s26ae), d3 = (float8)(a.s37bf, b.s37bf);              \
-        const float8 d4 = (float8)(a.s48c, b.s048c, z.s0), d5 = (float8)(a.s59d, b.s159d, z.s1);    \
-        WINO_BT(d0, d1, d2, d3, d4, d5, r##i##0, r##i##1, r##i##2, r##i##3, r##i##4, r##i##5);      \
+#define WINO_ROW(i)                                                                                \
+    float8 r##i##0, r##i##1, r##i##2, r##i##3, r##i##4, r##i##5;                                   \
+    {                                                                                              \
+        const int iy = iy0 + i;                                                                    \
+        float16 a = (float16)(0.0f), b = (float16)(0.0f);                                          \
+        float2 z = (float2)(0.0f);                                                                 \
+        if (iy >= 0 && iy < H) {                                                                   \
+            __global const float *row = xc + (size_t)iy * W;                                       \
+            const long lin = pbase + (long)iy * W + ixb;                                           \
+            if (lin >= 0 && lin + 34 <= xlen) {                                                    \
+                a = select((float16)(0.0f), vload16(0, row + ixb), ma);                            \
+                b = select((float16)(0.0f), vload16(0, row + ixb + 16), mb);                       \
+                z = select((float2)(0.0f), vload2(0, row + ixb + 32), mz);                         \
+            } else {                                                                               \
+                float t[34];                                                                       \
+                for (int q = 0; q < 34; q++)                                                       \
+                    t[q] = (uint)(ixb + q) < (uint)W ? row[ixb + q] : 0.0f;                        \
+                a = vload16(0, t), b = vload16(0, t + 16), z = vload2(0, t + 32);                  \
+            }                                                                                      \
+        }                                                                                          \
+        const float8 d0 = (float8)(a.s048c, b.s048c), d1 = (float8)(a.s159d, b.s159d);             \
+        const float8 d2 = (float8)(a.s26ae, b.s26ae), d3 = (float8)(a.s37bf, b.s37bf);             \
+        const float8 d4 = (float8)(a.s48c, b.s048c, z.s0), d5 = (float8)(a.s59d, b.s159d, z.s1);   \
+        WINO_BT(d0, d1, d2, d3, d4, d5, r##i##0, r##i##1, r##i##2, r##i##3, r##i##4, r##i##5);     \
     }
 
 /* Column j of the six row results: B^T (d B), stored to V planes i*6 + j. */
-#define WINO_COL(j)                                                                                 \
-    {                                                                                               \
-        float8 o0, o1, o2, o3, o4, o5;                                                              \
-        WINO_BT(r0##j, r1##j, r2##j, r3##j, r4##j, r5##j, o0, o1, o2, o3, o4, o5);                  \
-        wino_store_lanes(v + (size_t)(0 + j) * plane, o0, cnt);                                     \
-        wino_store_lanes(v + (size_t)(6 + j) * plane, o1, cnt);                                     \
-        wino_store_lanes(v + (size_t)(12 + j) * plane, o2, cnt);                                    \
-        wino_store_lanes(v + (size_t)(18 + j) * plane, o3, cnt);                                    \
-        wino_store_lanes(v + (size_t)(24 + j) * plane, o4, cnt);                                    \
-        wino_store_lanes(v + (size_t)(30 + j) * plane, o5, cnt);                                    \
+#define WINO_COL(j)                                                                                \
+    {                                                                                              \
+        float8 o0, o1, o2, o3, o4, o5;                                                             \
+        WINO_BT(r0##j, r1##j, r2##j, r3##j, r4##j, r5##j, o0, o1, o2, o3, o4, o5);                 \
+        wino_store_lanes(v + (size_t)(0 + j) * plane, o0, cnt);                                    \
+        wino_store_lanes(v + (size_t)(6 + j) * plane, o1, cnt);                                    \
+        wino_store_lanes(v + (size_t)(12 + j) * plane, o2, cnt);                                   \
+        wino_store_lanes(v + (size_t)(18 + j) * plane, o3, cnt);                                   \
+        wino_store_lanes(v + (size_t)(24 + j) * plane, o4, cnt);                                   \
+        wino_store_lanes(v + (size_t)(30 + j) * plane, o5, cnt);                                   \
     }
 
 /* Weights (k, c0 .. c0 + 7) as the lanes: U = G g G^T, 36 vector stores along c (U[xi][k][c]).
@@ -169,23 +169,23 @@ __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global co
 }
 
 /* Column j of M for the 8 blocks: t0..t3 = A^T M[:, j]. */
-#define WINO_MCOL(j)                                                                                \
-    float8 t0##j, t1##j, t2##j, t3##j;                                                              \
-    WINO_AT(vload8(0, m + (size_t)(0 + j) * plane), vload8(0, m + (size_t)(6 + j) * plane),         \
-            vload8(0, m + (size_t)(12 + j) * plane), vload8(0, m + (size_t)(18 + j) * plane),       \
-            vload8(0, m + (size_t)(24 + j) * plane), vload8(0, m + (size_t)(30 + j) * plane), t0##j, \
-            t1##j, t2##j, t3##j);
+#define WINO_MCOL(j)                                                                              \
+    float8 t0##j, t1##j, t2##j, t3##j;                                                            \
+    WINO_AT(vload8(0, m + (size_t)(0 + j) * plane), vload8(0, m + (size_t)(6 + j) * plane),       \
+            vload8(0, m + (size_t)(12 + j) * plane), vload8(0, m + (size_t)(18 + j) * plane),     \
+            vload8(0, m + (size_t)(24 + j) * plane), vload8(0, m + (size_t)(30 + j) * plane),     \
+            t0##j, t1##j, t2##j, t3##j);
 
 /* Output row i of the 8 blocks: (A^T M) A, bias, activation, 32 interleaved floats. */
-#define WINO_OROW(i)                                                                                \
-    if (oy0 + i < Ho) {                                                                             \
-        float8 y0, y1, y2, y3;                                                                      \
-        WINO_AT(t##i##0, t##i##1, t##i##2, t##i##3, t##i##4, t##i##5, y0, y1, y2, y3);              \
+#define WINO_OROW(i)                                                                               \
+    if (oy0 + i < Ho) {                                                                            \
+        float8 y0, y1, y2, y3;                                                                     \
+        WINO_AT(t##i##0, t##i##1, t##i##2, t##i##3, t##i##4, t##i##5, y0, y1, y2, y3);             \
         float16 lo = (float16)(y0.s0, y1.s0, y2.s0, y3.s0, y0.s1, y1.s1, y2.s1, y3.s1, y0.s2,      \
                                y1.s2, y2.s2, y3.s2, y0.s3, y1.s3, y2.s3, y3.s3) + b;               \
         float16 hi = (float16)(y0.s4, y1.s4, y2.s4, y3.s4, y0.s5, y1.s5, y2.s5, y3.s5, y0.s6,      \
                                y1.s6, y2.s6, y3.s6, y0.s7, y1.s7, y2.s7, y3.s7) + b;               \
-        wino_store_row(o + (size_t)(oy0 + i) * Wo, lo, hi, ncol, act, act_alpha);                   \
+        wino_store_row(o + (size_t)(oy0 + i) * Wo, lo, hi, ncol, act, act_alpha);                  \
     }
 
 /* The first n (<= 32) of lo, hi to p, through the activation. */

@@ -5,9 +5,11 @@
  *  - every activation once; tensor views at non-zero offsets (x, w, bias, out); a batch split
  *    into one-image chunks (workspace cap forced tiny); a shape past the GEMM's tiles;
  *  - no room for the workspace under a memory cap: the implicit kernel instead;
- *  - the automatic choice: a GPU-class context (gfx902 profile) takes Winograd for qualifying
- *    layers (checked through the profiler's kernel names too) and not for stride 2, dilation 2,
- *    groups 2, 5x5 or the small seed layer.
+ *  - rows of more than 8 blocks (the CPU kernels' strips of 8 blocks); the profiler's kernel names
+ *    show that the native run on POCL exercises the CPU-style kernels, gfx902 the GPU ones;
+ *  - the automatic choice under both profiles (gfx902 = a GPU-class table, native = the CPU class
+ *    on POCL): Winograd for qualifying layers (checked through the profiler's kernel names too)
+ *    and not for stride 2, dilation 2, groups 2, 5x5, the small seed layer or Ci 8.
  * The matrices are not checked against a table: a wrong one fails every comparison.
  * Tolerance per output element (F(4,3) in f32 is less exact than a direct sum: the input transform
  * scales a 6x6 patch by up to 10 per axis, the output transform's rows sum to up to 10 again, and
@@ -27,6 +29,7 @@
 
 #include "cltensor_profile.h"
 #include "ops/conv2d.h"
+#include "ops/launch.h"
 #include "ref/conv_ref.h"
 #include "util/gemm_test.h"
 #include "util/test_util.h"
@@ -139,6 +142,32 @@ static clt_context *wg_context(const char *profile, int profiler)
     return tu_context_with(&o);
 }
 
+/* How many launches of kernel `name` the profiler recorded (collects first). */
+static int launches(clt_context *ctx, const char *name)
+{
+    TU_OK(clt_profile_collect(ctx));
+    clt_profile_entry rows[64];
+    size_t count = 0;
+    TU_OK(clt_profile_get(ctx, rows, 64, &count));
+    int n = 0;
+    for (size_t i = 0; i < count && i < 64; i++)
+        if (!strcmp(rows[i].impl, name))
+            n += (int)rows[i].count;
+    return n;
+}
+
+/* The transform and output kernels this context runs: CPU style (conv2d_winograd_cpu.cl) on the
+ * CPU class, else conv2d_winograd.cl (GPU classes, and the gfx902 profile on any device). */
+static const char *transform_kernel(clt_context *ctx)
+{
+    return clt__cpu_style(ctx) ? "conv2d_winograd_cpu_transform" : "conv2d_winograd_transform";
+}
+
+static const char *output_kernel(clt_context *ctx)
+{
+    return clt__cpu_style(ctx) ? "conv2d_winograd_cpu_output" : "conv2d_winograd_output";
+}
+
 static wg_case plain(int64_t n, int64_t ci, int64_t h, int64_t w, int64_t co, int pad)
 {
     wg_case c;
@@ -173,13 +202,16 @@ static wg_case table_case(int i)
 START_TEST(table)
 {
     char *saved = tu_env_save("CLT_CONV_VARIANT");
-    clt_context *ctx = wg_context(NULL, -1);
+    clt_context *ctx = wg_context(NULL, 1);
     for (int i = 0; i < N_TABLE; i++) {
         wg_case c = table_case(i);
         char label[48];
         snprintf(label, sizeof label, "winograd table case %d", i);
         wg_check(ctx, &c, label);
     }
+    /* every case ran this class's kernels (the CPU class: the CPU-style ones) */
+    ck_assert_int_eq(launches(ctx, transform_kernel(ctx)), N_TABLE);
+    ck_assert_int_eq(launches(ctx, output_kernel(ctx)), N_TABLE);
     tu_context_free(ctx);
     tu_env_restore("CLT_CONV_VARIANT", saved);
 }
@@ -205,6 +237,13 @@ START_TEST(epilogue_views_chunks)
     wg_case big = plain(3, 33, 17, 19, 65, 1);
     big.bias = 1;
     wg_check(ctx, &big, "winograd Ci 33 Co 65 17x19");
+    /* rows of more than 8 blocks (the CPU kernels' strips of 8: full, partial, interior), Ci 9 */
+    wg_case wide = plain(2, 9, 9, 37, 6, 1);
+    wide.bias = 1, wide.act = CLT_RELU;
+    wg_check(ctx, &wide, "winograd 9x37, 10 blocks a row");
+    wg_case wider = plain(1, 3, 6, 70, 4, 0);
+    wider.p.pad_right = 2;
+    wg_check(ctx, &wider, "winograd 6x70, 18 blocks a row");
     clt__conv_winograd_cap_bytes = 1; /* Check forks per test: no other test sees this */
     wg_case ch = plain(3, 16, 13, 9, 5, 2);
     ch.bias = 1, ch.p.pad_top = 0;
@@ -229,44 +268,41 @@ static clt__conv_geom geom(clt_context *ctx, int64_t n, int64_t ci, int64_t hw, 
     return g;
 }
 
-/* The GPU classes' automatic choice (gfx902 profile = the AMD table on any device). */
-START_TEST(auto_choice)
+/* The automatic choice, the same thresholds for every class: the AMD table (gfx902 profile, any
+ * device) and the native one (the CPU class on POCL: Winograd with its CPU-style kernels). */
+static void auto_choice_on(const char *profile)
 {
-    char *saved = tu_env_save("CLT_CONV_VARIANT");
-    clt_context *ctx = wg_context("gfx902", 1);
+    clt_context *ctx = wg_context(profile, 1);
     unsetenv("CLT_CONV_VARIANT");
     /* the bench layers n1c64h56o64, n8c64h56o64, n32c128h28o128 and the smallest that qualifies */
     clt__conv_geom yes[4] = {geom(ctx, 1, 64, 56, 64, 3, 1, 1, 1), geom(ctx, 8, 64, 56, 64, 3, 1, 1, 1),
                              geom(ctx, 32, 128, 28, 128, 3, 1, 1, 1), geom(ctx, 1, 32, 32, 32, 3, 1, 1, 1)};
     for (int i = 0; i < 4; i++)
-        ck_assert_msg(clt__conv_winograd_auto(ctx, &yes[i]), "qualifying layer %d not taken", i);
-    /* stride 2, dilation 2, groups 2, 5x5, the seed n1c16h64o32, 1x1, under 1024 pixels */
-    clt__conv_geom no[7] = {geom(ctx, 1, 64, 56, 64, 3, 2, 1, 1), geom(ctx, 1, 64, 56, 64, 3, 1, 2, 1),
+        ck_assert_msg(clt__conv_winograd_auto(ctx, &yes[i]), "%s: qualifying layer %d not taken",
+                      profile, i);
+    /* stride 2, dilation 2, groups 2, 5x5, the seed n1c16h64o32, 1x1, under 1024 pixels, Ci 8 */
+    clt__conv_geom no[8] = {geom(ctx, 1, 64, 56, 64, 3, 2, 1, 1), geom(ctx, 1, 64, 56, 64, 3, 1, 2, 1),
                             geom(ctx, 1, 64, 56, 64, 3, 1, 1, 2), geom(ctx, 1, 64, 56, 64, 5, 1, 1, 1),
                             geom(ctx, 1, 16, 64, 32, 3, 1, 1, 1), geom(ctx, 1, 64, 56, 64, 1, 1, 1, 1),
-                            geom(ctx, 1, 64, 28, 64, 3, 1, 1, 1)};
-    for (int i = 0; i < 7; i++)
-        ck_assert_msg(!clt__conv_winograd_auto(ctx, &no[i]), "layer %d taken", i);
+                            geom(ctx, 1, 64, 28, 64, 3, 1, 1, 1), geom(ctx, 1, 8, 64, 8, 3, 1, 1, 1)};
+    for (int i = 0; i < 8; i++)
+        ck_assert_msg(!clt__conv_winograd_auto(ctx, &no[i]), "%s: layer %d taken", profile, i);
     /* End to end: the smallest qualifying layer runs the Winograd kernels, stride 2 does not. */
     wg_case c = plain(1, 32, 32, 32, 32, 1);
     c.bias = 1;
     wg_check(ctx, &c, "auto winograd 32x32x32x32");
     c.p.stride_h = 2;
     wg_check(ctx, &c, "auto stride 2");
-    TU_OK(clt_profile_collect(ctx));
-    clt_profile_entry rows[64];
-    size_t count = 0;
-    TU_OK(clt_profile_get(ctx, rows, 64, &count));
-    int transform = 0, output = 0;
-    for (size_t i = 0; i < count && i < 64; i++) {
-        if (!strcmp(rows[i].impl, "conv2d_winograd_transform"))
-            transform += (int)rows[i].count;
-        if (!strcmp(rows[i].impl, "conv2d_winograd_output"))
-            output += (int)rows[i].count;
-    }
-    ck_assert_int_eq(transform, 1);
-    ck_assert_int_eq(output, 1);
+    ck_assert_int_eq(launches(ctx, transform_kernel(ctx)), 1);
+    ck_assert_int_eq(launches(ctx, output_kernel(ctx)), 1);
     tu_context_free(ctx);
+}
+
+START_TEST(auto_choice)
+{
+    char *saved = tu_env_save("CLT_CONV_VARIANT");
+    auto_choice_on("gfx902");
+    auto_choice_on("native");
     tu_env_restore("CLT_CONV_VARIANT", saved);
 }
 END_TEST

@@ -1,5 +1,7 @@
 /* Conv2D forward by Winograd F(4x4, 3x3) (cl_kernels/conv2d_winograd.cl): 3x3 kernels, stride 1,
- * dilation 1, one group, any padding and size. Three launches per chunk of images:
+ * dilation 1, one group, any padding and size; the CPU class (clt__cpu_style) runs the same two
+ * transforms CPU-style (conv2d_winograd_cpu.cl: 8 blocks per item as float8 lanes, 1-D grids).
+ * Three launches per chunk of images:
  *   1. conv2d_winograd_transform: V = B^T d B of every input block and (first chunk) U = G g G^T
  *      of every weight, into the workspace;
  *   2. our strided-batched GEMM (clt__gemm_tiled), batch 36: M[xi] = U[xi] * V[xi];
@@ -71,7 +73,7 @@ static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, wino_plan
                          "%s: Winograd planes of one chunk exceed 2^30 elements", who);
     w->v_base = u;
     w->m_base = u + (uint64_t)XI * (uint64_t)g->ci * (uint64_t)w->ldp;
-    /* + 8: the CPU output kernel loads whole float8 strips of M, up to 7 floats past the last block */
+    /* + 8: the CPU output kernel loads whole float8 strips of M, up to 7 floats past the end */
     w->total = w->m_base + (uint64_t)XI * (uint64_t)g->co * (uint64_t)w->ldp + 8;
     return CLT_SUCCESS;
 }
@@ -182,11 +184,10 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
     w.cpu = clt__cpu_style(ctx);
     const char *prog = w.cpu ? "conv2d_winograd_cpu" : "conv2d_winograd";
     cl_kernel kt, ko;
-    if ((st = clt__kernel_get(ctx, prog, "",
-                              w.cpu ? "conv2d_winograd_cpu_transform" : "conv2d_winograd_transform",
-                              &kt)) ||
-        (st = clt__kernel_get(ctx, prog, "",
-                              w.cpu ? "conv2d_winograd_cpu_output" : "conv2d_winograd_output", &ko)))
+    const char *tname = w.cpu ? "conv2d_winograd_cpu_transform" : "conv2d_winograd_transform";
+    const char *oname = w.cpu ? "conv2d_winograd_cpu_output" : "conv2d_winograd_output";
+    if ((st = clt__kernel_get(ctx, prog, "", tname, &kt)) ||
+        (st = clt__kernel_get(ctx, prog, "", oname, &ko)))
         return clt__prefix_error(ctx, st, who);
     cl_mem ws;
     int fresh;

@@ -14,10 +14,17 @@
  * >= 32 (the transforms are O(Ci + Co) per block, the GEMM O(Ci * Co)) and >= 1024 output pixels
  * in the batch. The seed case n1c16h64o32 (13.6 us, one launch) stays on the implicit kernel
  * (Ci 16); n1c64h56o64, n8c64h56o64 and n32c128h28o128 (3x3, stride 1) take Winograd.
- * CPU (POCL): off. Measured on 2 cores (clt-bench --suite conv, CLT_CONV_VARIANT=winograd vs
- * unset, two runs each, ms): n8c64h56o64 58.9 / 58.2 vs 47.7 / 44.0, n1c64h56o64 6.8 / 4.5 vs
- * 6.1 / 4.4, n32c128h28o128 122.7 / 117.6 vs 184.3 / 138.8: the transforms (GPU-style, one item
- * per block and 36 strided planes) take 2/3 of the time there. */
+ * CPU (POCL): the same thresholds, with the CPU-style transforms (conv2d_winograd_cpu.cl, 8 blocks
+ * per item as float8 lanes). Measured on 2 shared cores, CPU time per call (user + sys of the
+ * process, the least disturbed figure on a loaded VM; best of 5), default (im2col + CPU GEMM) vs
+ * Winograd, ms: n1c64h56o64 5.5 / 4.0 (again 5.2 / 3.4), n8c64h56o64 40.8 / 25.9, n32c128h28o128
+ * 137.0 / 82.5, n8c256h14o256 32.7 / 17.4, n32c512h7o512 165.7 / 71.6, n1c128h28o128 5.7 / 3.1,
+ * n1c32h32o32 (1024 pixels) 0.61 / 0.44, n4c32h16o32 0.77 / 0.65; grad-input (flipped forward)
+ * n1c64 6.0 / 3.4, n8c64 42.0 / 26.6. Below the thresholds it loses or ties: n1c32h16o32 (256
+ * pixels) 0.19 / 0.74, n1c64h14o64 0.34 / 0.32, n1c512h7o512 6.3 / 18.1 (the weight transform
+ * and three launches do not pay for a 4-block GEMM), n1c8h64o8 (Ci 8) 0.41 / 0.96, n1c16h64o32
+ * (Ci 16) about even (1.0-1.3 / 0.9-1.2). The batched GEMM (gemm_cpu.cl) runs 64x1568x64 x36 at ~38
+ * GFLOP/s there, as fast as its square sizes under the same load (matmul/1024 34, /2048 38). */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +44,7 @@ static const clt__conv_table amd_table = {
 };
 
 static const clt__conv_table cpu_table = {
-    "cpu", 1, 1, {{32, 32, 16, 8, 8}}, 4, 8, 64, 0, 0, 0,
+    "cpu", 1, 1, {{32, 32, 16, 8, 8}}, 4, 8, 64, 32, 32, 1024,
 };
 
 static const clt__conv_table default_table = {
