@@ -1,6 +1,8 @@
 /* Conv2D forward, Winograd F(4x4, 3x3), CPU style (POCL): the two transform kernels of
  * conv2d_winograd.cl for the CPU class, same algorithm, same workspace layout (U, V, M; see that
- * banner), same batched GEMM between them; only the work split differs.
+ * banner) except that consecutive planes lie `pad` floats further apart (36 planes a multiple of
+ * 4 KiB apart share one L1 set; the items here touch all 36 at once), same batched GEMM between
+ * them; only the work split differs.
  *
  * A work item owns 8 horizontally neighbouring blocks of one block row (tw0 .. tw0 + 7 of row th)
  * of one channel and image, and carries them as the 8 lanes of float8 vectors: the transforms are
@@ -23,11 +25,11 @@
  *   with the strip fastest. Item q >= nin: weight strip j = q - nin (j < nw = Co * ceil(Ci / 8) on
  *   the first chunk, 0 after it) = (k, c0 = 8 * (j % ceil(Ci / 8))).
  *   Arguments: x, w, ws, offs = (x, w, v_base, u_base), ga = (Ci, H, W, Co, tilesW, tilesH*tilesW,
- *   pt, pl), gb = (img0, nin, ldp, ldu, nw, bpr, tilesH, N = images in x).
+ *   pt, pl), gb = (img0, nin, ldp, ldu, nw, bpr, tilesH, N = images in x), pad.
  * conv2d_winograd_cpu_output: 1-D grid of at least chunk images * Co * tilesH * bpr items.
  *   Arguments: ws, bias, out, offs = (m_base, bias, out, -), ga = (Co, Ho, Wo, tilesW,
  *   tilesH*tilesW, img0, nout, ldp), gb = (bpr, tilesH, flags, -) with flags = bias | activation
- *   << 8 (common/conv_act.h), act_alpha.
+ *   << 8 (common/conv_act.h), act_alpha, pad.
  * -D contract: none.
  */
 #include "common/conv_act.h"
@@ -100,7 +102,7 @@ inline void wino_store_lanes(__global float *p, float8 v, int cnt)
 /* Weights (k, c0 .. c0 + 7) as the lanes: U = G g G^T, 36 vector stores along c (U[xi][k][c]).
  * Lanes past Ci load the last weight again and are not stored. */
 inline void wino_weight_strip(__global const float *w, __global float *ws, ulong4 offs, int Ci,
-                              int Co, int ldu, int j)
+                              int Co, int ldu, int pad, int j)
 {
     const int cs = (Ci + 7) / 8, k = j / cs, c0 = (j - k * cs) * 8, cnt = min(8, Ci - c0);
     __global const float *g = w + offs.y + ((size_t)k * Ci + c0) * 9;
@@ -113,7 +115,7 @@ inline void wino_weight_strip(__global const float *w, __global float *ws, ulong
     for (int col = 0; col < 3; col++)
         WINO_G(gv[col], gv[3 + col], gv[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
                t6[4][col], t6[5][col]);
-    const size_t plane = (size_t)Co * (size_t)ldu;
+    const size_t plane = (size_t)Co * (size_t)ldu + pad;
     __global float *u = ws + offs.w + (size_t)k * (size_t)ldu + (size_t)c0;
     for (int i = 0; i < 6; i++) { /* (G g) G^T, row by row */
         float8 o0, o1, o2, o3, o4, o5;
@@ -128,7 +130,8 @@ inline void wino_weight_strip(__global const float *w, __global float *ws, ulong
 }
 
 __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global const float *w,
-                                            __global float *ws, ulong4 offs, int8 ga, int8 gb)
+                                            __global float *ws, ulong4 offs, int8 ga, int8 gb,
+                                            int pad)
 {
     const int Ci = ga.s0, H = ga.s1, W = ga.s2, tilesW = ga.s4, tpi = ga.s5, pt = ga.s6,
               pl = ga.s7;
@@ -137,7 +140,7 @@ __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global co
     const int q = get_global_id(0);
     if (q >= nin) {
         if (q - nin < nw)
-            wino_weight_strip(w, ws, offs, Ci, ga.s3, gb.s3, q - nin);
+            wino_weight_strip(w, ws, offs, Ci, ga.s3, gb.s3, pad, q - nin);
         return;
     }
     const int s = q % bpr, th = q / bpr % tilesH, cimg = q / bpr / tilesH;
@@ -157,7 +160,7 @@ __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global co
     WINO_ROW(3)
     WINO_ROW(4)
     WINO_ROW(5)
-    const size_t plane = (size_t)Ci * (size_t)ldp;
+    const size_t plane = (size_t)Ci * (size_t)ldp + pad;
     __global float *v =
         ws + offs.z + (size_t)c * (size_t)ldp + (size_t)(img * tpi + th * tilesW + tw0);
     WINO_COL(0)
@@ -212,7 +215,7 @@ inline void wino_store_row(__global float *p, float16 lo, float16 hi, int n, int
 
 __kernel void conv2d_winograd_cpu_output(__global const float *ws, __global const float *bias,
                                          __global float *out, ulong4 offs, int8 ga, int4 gb,
-                                         float act_alpha)
+                                         float act_alpha, int pad)
 {
     const int Co = ga.s0, Ho = ga.s1, Wo = ga.s2, tilesW = ga.s3, tpi = ga.s4, img0 = ga.s5,
               nout = ga.s6, ldp = ga.s7;
@@ -223,7 +226,7 @@ __kernel void conv2d_winograd_cpu_output(__global const float *ws, __global cons
     const int s = q % bpr, th = q / bpr % tilesH, kimg = q / bpr / tilesH;
     const int k = kimg % Co, img = kimg / Co;
     const int tw0 = s * 8, oy0 = 4 * th, ncol = min(32, Wo - 4 * tw0);
-    const size_t plane = (size_t)Co * (size_t)ldp;
+    const size_t plane = (size_t)Co * (size_t)ldp + pad;
     __global const float *m =
         ws + offs.x + (size_t)k * (size_t)ldp + (size_t)(img * tpi + th * tilesW + tw0);
     WINO_MCOL(0)
