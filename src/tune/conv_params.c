@@ -24,7 +24,11 @@
  * pixels) 0.19 / 0.74, n1c64h14o64 0.34 / 0.32, n1c512h7o512 6.3 / 18.1 (the weight transform
  * and three launches do not pay for a 4-block GEMM), n1c8h64o8 (Ci 8) 0.41 / 0.96, n1c16h64o32
  * (Ci 16) about even (1.0-1.3 / 0.9-1.2). The batched GEMM (gemm_cpu.cl) runs 64x1568x64 x36 at ~38
- * GFLOP/s there, as fast as its square sizes under the same load (matmul/1024 34, /2048 38). */
+ * GFLOP/s there, as fast as its square sizes under the same load (matmul/1024 34, /2048 38).
+ * clt-bench --suite conv wall ms on a quiet moment (min / median of 3 interleaved runs, Winograd
+ * vs CLT_CONV_VARIANT=colgemm; PyTorch 2 threads): n8c64h56o64 11.3 / 13.9 vs 21.5 / 22.4 (20.9),
+ * n32c128h28o128 34.4 / 36.4 vs 73.3 / 87.3 (81.7), n1c64h56o64 1.49 / 1.60 vs 2.41 / 2.60 (2.63),
+ * grad-input n8c64 13.3 / 14.1 vs 23.9 / 26.5 (20.6), n1c64 1.63 / 1.66 vs 2.69 / 2.86 (1.97). */
 #include <stdio.h>
 #include <string.h>
 
