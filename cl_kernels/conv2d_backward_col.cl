@@ -18,6 +18,17 @@
  *   as a forward convolution of dy (CPU devices, conv2d_backward_cpu.c).
  * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
  * 1-D grid over the outputs; items past the end return.
+ *
+ * conv_dw_columns: the operands of the one-GEMM grad-weight (conv2d_backward_wgemm.c) for a
+ *   chunk of NB = G.s0 images (offsets already at the chunk's first image), k = n * Ho * Wo + p
+ *   along rows of LDK = OFF.s3 elements (a multiple of 4; [NB*Ho*Wo, LDK) is left unwritten):
+ *     rows [0, Ci*Kh*Kw):   col[(c * Kh + ky) * Kw + kx][k] = x at the tap or 0, from ws[0];
+ *     rows [Ci*Kh*Kw, +Co): dyT[co][k] = dy[n][co][p], from ws[OFF.s2] (the host launches these
+ *                           rows only for NB > 1; for one image it points the GEMM at dy).
+ *   Per group g, col rows g*Cig*Kh*Kw.. and dyT rows g*Cog.. are contiguous blocks (the GEMM's
+ *   batch strides). 2-D grid (k rounded up to the group, rows), local (L, 1): a group is one row,
+ *   so the col/dyT branch never diverges and consecutive items write consecutive k (coalesced).
+ *   The host keeps NB * Ho * Wo < 2^31. OFF = (x offset, dy offset, dyT start in ws, LDK).
  */
 #define NB G.s0
 #define CI G.s1
@@ -114,4 +125,26 @@ __kernel void conv_flip_weights(__global const float *w, __global float *wf, int
     __global float *dst = wf + OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + kk - 1;
     for (int t = 0; t < kk; t++)
         dst[-t] = src[t];
+}
+
+__kernel void conv_dw_columns(__global const float *x, __global const float *dy, __global float *ws,
+                              int16 G, ulong4 OFF)
+{
+    const int k = get_global_id(0), row = get_global_id(1);
+    const int hw = HO * WO, kk = KH * KW, rows = CI * kk;
+    if (k >= NB * hw)
+        return;
+    const int n = k / hw, p = k - n * hw;
+    if (row >= rows) { /* the dy copy: a whole group takes this branch */
+        const int co = row - rows;
+        ws[OFF.s2 + (ulong)co * OFF.s3 + k] = dy[OFF.s1 + ((ulong)n * G.s4 + co) * hw + p];
+        return;
+    }
+    const int c = row / kk, tap = row - c * kk, ky = tap / KW, kx = tap - ky * KW;
+    const int oy = p / WO, ox = p - oy * WO;
+    const int iy = oy * SH - PT + ky * DH, ix = ox * SW - PL + kx * DW;
+    float v = 0.0f;
+    if (iy >= 0 && iy < H && ix >= 0 && ix < W)
+        v = x[OFF.s0 + (((ulong)n * CI + c) * H + iy) * W + ix];
+    ws[(ulong)row * OFF.s3 + k] = v;
 }
