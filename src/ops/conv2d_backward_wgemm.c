@@ -5,17 +5,20 @@
  *   1. conv_dw_columns (cl_kernels/conv2d_backward_col.cl): col[(c, ky, kx)][k] and, in the same
  *      launch, dyT[co][k] = dy[n][co][p], rows padded to a multiple of 4 (vector loads);
  *   2. clt__gemm_tiled (ours, not CLBlast) with A = dyT, B = col (tb = CLT_TRANS: rows contiguous
- *      along k), C = dW, beta 0, batch = groups; it splits K itself when the tile grid is small
- *      (M=64, N=576, K=25088 on 132 CUs: 64x64 tiles, 9 tiles x 59 pieces of 432).
+ *      along k), C = dW, beta 0, batch = groups; it splits K itself when the tile grid is small.
+ *      On 132 CUs: M=64 N=576 K=25088 -> 64x64 tiles, 9 tiles x 59 pieces of 432 (531 groups);
+ *      M=64 N=147 K=100352 -> 64x64, 3 tiles x 64 pieces (MAX_PIECES) of 1568 (192 groups).
  * A chunk of one image needs no dy copy (A = dy), and a 1x1 / stride 1 / no padding one no
  * columns either (B = x). The buffers live in workspace slot 1 (conv forward's columns: the only
- * other work of this call is the GEMM, whose split-K partials are in slot 4), capped at
+ * other work of this call is the GEMM, whose split-K partials are in slot 4; the CPU grad-weight
+ * keeps its columns there too, so a training step holds one column buffer, not two), capped at
  * clt__convb_col_cap_bytes: above it the batch runs in chunks of images, beta 1 after the first.
  *
- * Choice (conv2d_backward_ours.c): GPU classes take it when Cog >= 8 and the product has at least
- * AUTO_MIN_MACS multiply-adds (H200, clt-bench conv today: the split-K tiled kernel reaches ~9
- * TFLOP/s on n8c64h56o64k3s1, our GEMM 30-40 at this size; n1c64h56o64k3s1, 1.2e8 MACs, stays on
- * the tiled kernel, which is within 1.25x of cuDNN there) and one image's columns fit the cap.
+ * Choice (conv2d_backward_ours.c): GPU classes take it when Cog >= 8 (else the direct kernel), the
+ * product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the cap. Reasoned,
+ * not yet measured: the split-K tiled kernel runs ~9 TFLOP/s on n8c64h56o64k3s1 (H200), our GEMM
+ * 30-40 on large products (less at M = 64: 64x64 split tiles); the column pass costs ~20 us of
+ * memory traffic there. n1c64h56o64k3s1 (1.2e8 MACs, within 1.25x of cuDNN) stays tiled.
  * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm (read per call, any device class) forces either for A/B
  * runs; unset or anything else = automatic. No room for the workspace, or a GEMM refusal, falls
  * back to the tiled kernel. */
@@ -113,10 +116,10 @@ static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_t
         local = lim;
     if (local < 1)
         local = 1;
-    size_t global[2] = {((size_t)(cnt * hw) + local - 1) / local * local,
-                        (size_t)(rows + (cnt > 1 ? g->co : 0))},
-           locals[2] = {local, 1};
-    return clt__enqueue_kernel(ctx, k, 2, global, locals, who);
+    size_t global[3] = {((size_t)hw + local - 1) / local * local,
+                        (size_t)(g->ci + (cnt > 1 ? g->co : 0)), (size_t)cnt},
+           locals[3] = {local, 1, 1};
+    return clt__enqueue_kernel(ctx, k, 3, global, locals, who);
 }
 
 /* Launch 2: dW (+)= A * B^T over the chunk, batched over groups. */
