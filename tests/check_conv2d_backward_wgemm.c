@@ -190,8 +190,7 @@ START_TEST(split_k_groups)
 }
 END_TEST
 
-/* Forced tiled: the old kernel, no column launch. The automatic choice: colgemm for the two big
- * H200 bench layers on GPU classes, tiled for n1c64h56o64k3s1 and depthwise. */
+/* Forced tiled: the old kernel, no column launch. */
 START_TEST(variant_choice)
 {
     setenv("CLT_CONVB_WEIGHT_VARIANT", "tiled", 1);
@@ -227,6 +226,8 @@ static int suits(int64_t n, int64_t ci, int64_t h, int64_t co, int64_t k, int64_
     return clt__convb_weight_gemm_suits(&g);
 }
 
+/* The automatic choice's geometry test (taken on the NVIDIA class only): colgemm for the two big
+ * H200 bench layers, tiled for n1c64h56o64k3s1, depthwise, and columns over the cap. */
 START_TEST(auto_choice)
 {
     ck_assert(suits(8, 64, 56, 64, 3, 1, 1));

@@ -3,13 +3,14 @@
  * few channels per group (depthwise), where a 64-row tile would be mostly empty. CPU devices
  * (POCL) use the forward's CPU im2col + our CPU GEMM (conv2d_backward_cpu.c), else column
  * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
- * there, local-memory tiles are slow on POCL too. Large grad-weights on GPUs run as one GEMM over
+ * there, local-memory tiles are slow on POCL too. Large grad-weights on NVIDIA run as one GEMM over
  * the batch instead (conv2d_backward_wgemm.c, which also documents CLT_CONVB_WEIGHT_VARIANT). */
 
 #include "memory/memory.h"
 #include "ops/conv2d_backward.h"
 #include "ops/launch.h"
 #include "program/program.h"
+#include "tune/dispatch_common.h"
 
 #define FAMILY "conv2d_backward"
 #define TILE_WG 256u
@@ -139,8 +140,10 @@ clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, con
 {
     int v = clt__convb_weight_variant(), cpu = clt__cpu_style(ctx);
     clt_status st;
+    /* automatic: NVIDIA only (see conv2d_backward_wgemm.c: an APU's bandwidth favours tiled) */
     if (v == CLT__CONVB_W_COLGEMM ||
-        (v == CLT__CONVB_W_AUTO && !cpu && clt__convb_weight_gemm_suits(g))) {
+        (v == CLT__CONVB_W_AUTO && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA &&
+         clt__convb_weight_gemm_suits(g))) {
         st = clt__convb_weight_gemm(ctx, g, dy, x, dw, who);
         if (st != CLT_ERR_UNSUPPORTED)
             return st;

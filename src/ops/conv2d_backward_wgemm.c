@@ -14,11 +14,14 @@
  * keeps its columns there too, so a training step holds one column buffer, not two), capped at
  * clt__convb_col_cap_bytes: above it the batch runs in chunks of images, beta 1 after the first.
  *
- * Choice (conv2d_backward_ours.c): GPU classes take it when Cog >= 8 (else the direct kernel), the
- * product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the cap. Reasoned,
- * not yet measured: the split-K tiled kernel runs ~9 TFLOP/s on n8c64h56o64k3s1 (H200), our GEMM
- * 30-40 on large products (less at M = 64: 64x64 split tiles); the column pass costs ~20 us of
- * memory traffic there. n1c64h56o64k3s1 (1.2e8 MACs, within 1.25x of cuDNN) stays tiled.
+ * Choice (conv2d_backward_ours.c): the NVIDIA class takes it when Cog >= 8 (else the direct
+ * kernel), the product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the
+ * cap. Reasoned, not yet measured: the split-K tiled kernel runs ~9 TFLOP/s on n8c64h56o64k3s1
+ * (H200), our GEMM 30-40 on large products (less at M = 64: 64x64 split tiles); the column pass
+ * costs ~20 us of memory traffic there. n1c64h56o64k3s1 (1.2e8 MACs, within 1.25x of cuDNN) stays
+ * tiled. Other classes stay tiled: on a gfx902 APU (~30 GB/s shared DDR4) writing and reading
+ * 58 MB of columns costs more than the tiled kernel's arithmetic; on POCL under the gfx902
+ * profile the GPU GEMM's NT form ran 5x slower than the tiled kernel (1.3 s vs 0.26 s).
  * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm (read per call, any device class) forces either for A/B
  * runs; unset or anything else = automatic. No room for the workspace, or a GEMM refusal, falls
  * back to the tiled kernel. */
