@@ -18,6 +18,19 @@
  *   as a forward convolution of dy (CPU devices, conv2d_backward_cpu.c).
  * Arguments: geometry int16 G as in conv2d_backward.cl, element offsets ulong2 OFF = (src, dst).
  * 1-D grid over the outputs; items past the end return.
+ *
+ * conv_dw_columns: the operands of the one-GEMM grad-weight (conv2d_backward_wgemm.c) for a
+ *   chunk of NB = G.s0 images (offsets already at the chunk's first image), k = n * Ho * Wo + p
+ *   along rows of LDK = OFF.s3 elements (a multiple of 4; [NB*Ho*Wo, LDK) is left unwritten):
+ *     col[(c * Kh + ky) * Kw + kx][k] = x at the tap or 0, from ws[0];
+ *     dyT[co][k] = dy[n][co][p], from ws[OFF.s2] (the host launches these only for NB > 1; for
+ *     one image it points the GEMM at dy).
+ *   Per group g, col rows g*Cig*Kh*Kw.. and dyT rows g*Cog.. are contiguous blocks (the GEMM's
+ *   batch strides). Grid (p rounded up to the group, Ci [+ Co], NB), local (L, 1, 1): an item
+ *   writes the Kh*Kw taps of its pixel and channel (one division per item, not per element: on
+ *   NVIDIA an integer division is ~20 instructions), or one dy element when dim 1 >= Ci (a whole
+ *   group takes that branch); consecutive items write consecutive k (coalesced).
+ *   The host keeps NB * Ho * Wo < 2^31. OFF = (x offset, dy offset, dyT start in ws, LDK).
  */
 #define NB G.s0
 #define CI G.s1
@@ -114,4 +127,29 @@ __kernel void conv_flip_weights(__global const float *w, __global float *wf, int
     __global float *dst = wf + OFF.s1 + ((ulong)(g * cig + ci) * cog + co) * kk + kk - 1;
     for (int t = 0; t < kk; t++)
         dst[-t] = src[t];
+}
+
+__kernel void conv_dw_columns(__global const float *x, __global const float *dy, __global float *ws,
+                              int16 G, ulong4 OFF)
+{
+    const int p = get_global_id(0), c = get_global_id(1), n = get_global_id(2), hw = HO * WO;
+    if (p >= hw)
+        return;
+    const ulong k = (ulong)n * hw + p;
+    if (c >= CI) { /* the dy copy */
+        const int co = c - CI;
+        ws[OFF.s2 + (ulong)co * OFF.s3 + k] = dy[OFF.s1 + ((ulong)n * G.s4 + co) * hw + p];
+        return;
+    }
+    const int oy = p / WO, ox = p - oy * WO, iy0 = oy * SH - PT, ix0 = ox * SW - PL;
+    __global const float *xp = x + OFF.s0 + ((ulong)n * CI + c) * H * W;
+    __global float *out = ws + (ulong)c * (KH * KW) * OFF.s3 + k;
+    for (int ky = 0; ky < KH; ky++) {
+        const int iy = iy0 + ky * DH;
+        const int row_in = iy >= 0 && iy < H;
+        for (int kx = 0; kx < KW; kx++, out += OFF.s3) {
+            const int ix = ix0 + kx * DW;
+            *out = row_in && ix >= 0 && ix < W ? xp[(ulong)iy * W + ix] : 0.0f;
+        }
+    }
 }

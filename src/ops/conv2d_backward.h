@@ -38,6 +38,19 @@ clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, c
 clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                      const clt_tensor *x, clt_tensor *dw, int clblast, const char *who);
 
+/* Grad-weight as one split-K GEMM over the batch (conv2d_backward_wgemm.c): a column + dy-copy
+ * launch, then our GEMM, per chunk of images whose buffers fit clt__convb_col_cap_bytes (tests
+ * lower it). CLT_ERR_UNSUPPORTED (nothing changed) when the workspace does not fit the memory or
+ * the GEMM refuses; the caller runs the tiled kernel. */
+enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM };
+extern uint64_t clt__convb_col_cap_bytes;
+/* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm, read per call; anything else: CLT__CONVB_W_AUTO. */
+int clt__convb_weight_variant(void);
+/* Whether the automatic choice on GPU classes takes the GEMM path for this geometry. */
+int clt__convb_weight_gemm_suits(const clt__conv_geom *g);
+clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                  const clt_tensor *x, clt_tensor *dw, const char *who);
+
 /* conv2d_backward_cpu.c. Grad-input for stride 1 as a forward convolution with flipped weights
  * (any device class). Grad-weight on CPU devices: the forward's CPU im2col + our GEMM.
  * CLT_ERR_UNSUPPORTED where the shape does not fit (use another path). */

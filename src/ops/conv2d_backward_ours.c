@@ -3,12 +3,14 @@
  * few channels per group (depthwise), where a 64-row tile would be mostly empty. CPU devices
  * (POCL) use the forward's CPU im2col + our CPU GEMM (conv2d_backward_cpu.c), else column
  * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
- * there, local-memory tiles are slow on POCL too. */
+ * there, local-memory tiles are slow on POCL too. Large grad-weights on NVIDIA run as one GEMM over
+ * the batch instead (conv2d_backward_wgemm.c, which also documents CLT_CONVB_WEIGHT_VARIANT). */
 
 #include "memory/memory.h"
 #include "ops/conv2d_backward.h"
 #include "ops/launch.h"
 #include "program/program.h"
+#include "tune/dispatch_common.h"
 
 #define FAMILY "conv2d_backward"
 #define TILE_WG 256u
@@ -136,12 +138,21 @@ clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, cons
 clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who)
 {
-    if (clt__cpu_style(ctx)) {
-        clt_status st = clt__convb_weight_cpu(ctx, g, dy, x, dw, who);
+    int v = clt__convb_weight_variant(), cpu = clt__cpu_style(ctx);
+    clt_status st;
+    /* automatic: NVIDIA only (see conv2d_backward_wgemm.c: an APU's bandwidth favours tiled) */
+    if (v == CLT__CONVB_W_COLGEMM ||
+        (v == CLT__CONVB_W_AUTO && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA &&
+         clt__convb_weight_gemm_suits(g))) {
+        st = clt__convb_weight_gemm(ctx, g, dy, x, dw, who);
+        if (st != CLT_ERR_UNSUPPORTED)
+            return st;
+    }
+    if (cpu && v != CLT__CONVB_W_TILED) {
+        st = clt__convb_weight_cpu(ctx, g, dy, x, dw, who);
         return st != CLT_ERR_UNSUPPORTED ? st : clt__convb_weight_colgemm(ctx, g, dy, x, dw, 0, who);
     }
     cl_kernel k = NULL;
-    clt_status st;
     if (g->co_g >= MIN_TILED_CHANNELS &&
         (st = tiled_kernel(ctx, DW_OPTS, "conv_bwd_weight_tiled", DW_LOCAL_BYTES, who, &k)))
         return st;
