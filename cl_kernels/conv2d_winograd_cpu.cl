@@ -105,12 +105,15 @@ inline void wino_weight_strip(__global const float *w, __global float *ws, ulong
                               int Co, int ldu, int pad, int j)
 {
     const int cs = (Ci + 7) / 8, k = j / cs, c0 = (j - k * cs) * 8, cnt = min(8, Ci - c0);
-    __global const float *g = w + offs.y + ((size_t)k * Ci + c0) * 9;
-    const int8 e9 = min((int8)(0, 1, 2, 3, 4, 5, 6, 7), (int8)(cnt - 1)) * 9;
+    __global const float *g =
+        w + offs.y + (WINO_FLIP ? ((size_t)c0 * Co + k) * 9 : ((size_t)k * Ci + c0) * 9);
+    const int8 e9 = min((int8)(0, 1, 2, 3, 4, 5, 6, 7), (int8)(cnt - 1)) * (WINO_FLIP ? Co * 9 : 9);
     float8 gv[9];
-    for (int t = 0; t < 9; t++)
-        gv[t] = (float8)(g[e9.s0 + t], g[e9.s1 + t], g[e9.s2 + t], g[e9.s3 + t], g[e9.s4 + t],
-                         g[e9.s5 + t], g[e9.s6 + t], g[e9.s7 + t]);
+    for (int t = 0; t < 9; t++) {
+        const int tap = WINO_TAP(t);
+        gv[t] = (float8)(g[e9.s0 + tap], g[e9.s1 + tap], g[e9.s2 + tap], g[e9.s3 + tap],
+                         g[e9.s4 + tap], g[e9.s5 + tap], g[e9.s6 + tap], g[e9.s7 + tap]);
+    }
     float8 t6[6][3]; /* G g, column by column */
     for (int col = 0; col < 3; col++)
         WINO_G(gv[col], gv[3 + col], gv[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],

@@ -7,17 +7,24 @@
  *
  * Tolerances, relative to the reference's scale (sum of |terms| of each element):
  *   dx, dw: 2e-5 * scale (float sums of at most ~800 terms, any order; a missing term is ~1/K of
- *           the scale, far above this); dbias: 1e-5 * scale. */
+ *           the scale, far above this); dbias: 1e-5 * scale.
+ *   dx through Winograd F(4x4, 3x3) (stride-1 grad-input reading the forward weights in place):
+ *           2e-4 * scale. Its transforms add and cancel terms of up to ~10x an output's own
+ *           |terms| (check_conv2d_winograd.c bounds them per 6x6 patch); a transposed or
+ *           unflipped weight read is off by O(scale). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cltensor_profile.h"
 #include "ref/conv_backward_ref.h"
 #include "util/test_util.h"
 
 #define DXW_TOL 2e-5
 #define DB_TOL 1e-5
+#define WINO_DX_TOL 2e-4
 
 /* n, ci, co, h, w, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups */
 static const int cases[][16] = {
@@ -151,6 +158,72 @@ END_TEST
 START_TEST(table_auto) { run_table("auto", 1, 5); }
 END_TEST
 
+/* Launches of kernel `name` the profiler recorded. */
+static int launches(clt_context *ctx, const char *name)
+{
+    TU_OK(clt_profile_collect(ctx));
+    clt_profile_entry rows[64];
+    size_t count = 0;
+    TU_OK(clt_profile_get(ctx, rows, 64, &count));
+    int n = 0;
+    for (size_t i = 0; i < count && i < 64; i++)
+        n += strstr(rows[i].impl, name) ? (int)rows[i].count : 0;
+    return n;
+}
+
+/* Stride-1 3x3 grad-input with Winograd forced: U is built from the forward weights read
+ * transposed and flipped in place, so no flip kernel runs; odd sizes, asymmetric padding (dx's
+ * padding is 2 - pad per side), batch 3, channel counts off the strips of 8, a view offset. */
+static void winograd_dx_on(const char *profile)
+{
+    static const int wcases[][16] = {
+        {3, 16, 5, 13, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+        {1, 9, 17, 7, 5, 3, 3, 1, 1, 1, 1, 0, 2, 2, 1, 1},
+        {2, 33, 10, 6, 19, 3, 3, 1, 1, 1, 1, 2, 0, 1, 0, 1},
+    };
+    char *saved = tu_env_save("CLT_CONV_VARIANT");
+    setenv("CLT_CONV_VARIANT", "winograd", 1);
+    clt_context_options o;
+    clt_context_options_init(&o);
+    o.conv_impl = "tiled", o.profile = profile, o.profiler = 1;
+    clt_context *ctx = tu_context_with(&o);
+    for (int i = 0; i < 3; i++) {
+        const int *c = wcases[i];
+        int64_t xs[4], ws[4], ys[4];
+        clt_conv2d_params p;
+        case_setup(c, xs, ws, &p);
+        ref_conv rc = ref_conv_make(xs, ws, &p);
+        ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+        int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+        int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
+        float *w = random_floats(nw + 3), *dy = random_floats(ny);
+        double *ref = malloc((size_t)nx * sizeof *ref), *scale = malloc((size_t)nx * sizeof *scale);
+        /* the weights as a view 3 floats into a larger buffer */
+        int64_t flat = nw + 3;
+        clt_tensor *wbuf = tensor(ctx, 1, &flat, w), *tw = NULL;
+        TU_OK(clt_tensor_view(wbuf, 3, 4, ws, &tw));
+        clt_tensor *tdy = tensor(ctx, 4, ys, dy), *tdx = tensor(ctx, 4, xs, NULL);
+        tu_poison(tdx);
+        TU_OK(clt_conv2d_backward_input(tdy, tw, &p, tdx));
+        ref_conv2d_backward_input(&rc, dy, w + 3, ref, scale);
+        char label[64];
+        snprintf(label, sizeof label, "%s winograd dx case %d", profile, i);
+        compare(label, "dx", tdx, ref, scale, nx, WINO_DX_TOL);
+        clt_tensor_free(tdx), clt_tensor_free(tdy), clt_tensor_free(tw), clt_tensor_free(wbuf);
+        free(w), free(dy), free(ref), free(scale);
+    }
+    ck_assert_int_eq(launches(ctx, "conv_flip_weights"), 0);
+    ck_assert_int_eq(launches(ctx, "winograd"), 6); /* transform + output, per case */
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_VARIANT", saved);
+}
+
+START_TEST(winograd_dx_native) { winograd_dx_on("native"); }
+END_TEST
+
+START_TEST(winograd_dx_gfx902) { winograd_dx_on("gfx902"); }
+END_TEST
+
 /* CPU devices' im2col + GEMM paths with one image per column chunk: the batch-3 cases. */
 extern uint64_t clt__conv_cpu_chunk_bytes;
 START_TEST(cpu_chunks)
@@ -277,6 +350,8 @@ Suite *conv2d_backward_suite(void)
     tcase_add_test(tc, table_auto);
     tcase_add_test(tc, empty_batch);
     tcase_add_test(tc, cpu_chunks);
+    tcase_add_test(tc, winograd_dx_native);
+    tcase_add_test(tc, winograd_dx_gfx902);
     suite_add_tcase(s, tc);
     return s;
 }

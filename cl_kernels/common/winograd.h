@@ -5,6 +5,13 @@
 #ifndef CLT_WINOGRAD_H
 #define CLT_WINOGRAD_H
 
+/* -DWINO_FLIP=1: w holds the weights of the transposed convolution, w[c][k][2 - ky][2 - kx] for this
+ * one's (k, c, ky, kx) (stride-1 grad-input reads the forward weights in place). */
+#ifndef WINO_FLIP
+#define WINO_FLIP 0
+#endif
+#define WINO_TAP(t) (WINO_FLIP ? 8 - (t) : (t))
+
 /* o = B^T d for one column of six values (stride-free: a..f in, o0..o5 out). */
 #define WINO_BT(a, b, c, d, e, f, o0, o1, o2, o3, o4, o5)                                         \
     do {                                                                                          \
@@ -41,12 +48,12 @@ inline void wino_weight_transform(__global const float *w, __global float *ws, u
 {
     const int Ci = ga.s0, Co = ga.s3, ldu = gb.s3;
     const int k = j / Ci, c = j - k * Ci;
-    __global const float *g = w + offs.y + (ulong)j * 9;
+    __global const float *g = w + offs.y + (WINO_FLIP ? ((ulong)c * Co + k) * 9 : (ulong)j * 9);
     float t6[6][3]; /* G g, column by column */
     #pragma unroll
     for (int col = 0; col < 3; col++)
-        WINO_G(g[col], g[3 + col], g[6 + col], t6[0][col], t6[1][col], t6[2][col], t6[3][col],
-               t6[4][col], t6[5][col]);
+        WINO_G(g[WINO_TAP(col)], g[WINO_TAP(3 + col)], g[WINO_TAP(6 + col)], t6[0][col], t6[1][col],
+               t6[2][col], t6[3][col], t6[4][col], t6[5][col]);
     const ulong plane = (ulong)Co * (ulong)ldu;
     __global float *u = ws + offs.w + (ulong)k * (ulong)ldu + (ulong)c;
     #pragma unroll

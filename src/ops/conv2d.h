@@ -12,6 +12,10 @@ typedef struct clt__conv_problem {
     uint64_t x_off, w_off, bias_off, out_off;
     clt_unary_op act;
     float act_alpha;
+    /* 1: w holds the weights of the convolution this one transposes (Co x Ci x Kh x Kw of this
+     * problem's Ci x Co, taps reversed), read in place: stride-1 grad-input. Only
+     * clt__conv2d_winograd takes it. */
+    int w_flipped;
 } clt__conv_problem;
 
 /* 2 * N * Co * Ho * Wo * Ci_g * Kh * Kw. */
@@ -48,6 +52,8 @@ clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_m
  * variable so tests can force chunks). CLT_ERR_UNSUPPORTED when the shape does not apply or our
  * GEMM refuses (the caller falls back). */
 clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* Whether clt__conv2d_ours takes Winograd for g (CLT_CONV_VARIANT, else the class thresholds). */
+int clt__conv_winograd_chosen(const clt_context *ctx, const clt__conv_geom *g);
 extern uint64_t clt__conv_winograd_cap_bytes;
 /* 3x3, stride 1, dilation 1, one group. */
 int clt__conv_winograd_applies(const clt__conv_geom *g);

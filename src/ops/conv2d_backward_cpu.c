@@ -1,10 +1,13 @@
 /* Conv2D backward built from the forward's fast pieces:
  *   grad-input, stride 1 and padding <= the dilated kernel extent (every device class): dx is the
  *     forward convolution of dy with the weights flipped (channels swapped per group, taps
- *     reversed: one small kernel into workspace slot 2) and padding dil * (k - 1) - pad per side,
- *     run by our forward dispatch (clt__conv2d_ours): on CPU devices im2col + NN GEMM in
- *     cache-sized chunks, on GPUs Winograd or the implicit kernel. H200, n8c64h56o64k3s1: the
- *     phase-split grad-input kernel took 252 us, the forward implicit kernel 92 us.
+ *     reversed) and padding dil * (k - 1) - pad per side. Where our forward takes Winograd, its
+ *     weight transform reads w that way in place (-DWINO_FLIP); otherwise one small kernel writes
+ *     the flipped weights into workspace slot 2 and our forward dispatch (clt__conv2d_ours) runs:
+ *     the implicit kernel on GPUs, im2col + NN GEMM in cache-sized chunks on CPU devices. H200,
+ *     n8c64h56o64k3s1: the phase-split grad-input kernel 252 us, flip + Winograd 50.0 us;
+ *     n1c64h56o64k3s1: 195.7 us, flip + Winograd 21.8 us (the forward alone 17.9 us: the flip
+ *     launch is what the in-place read saves, not yet measured).
  * On CPU devices (POCL), so no GEMM takes a transposed operand it runs slowly:
  *   grad-weight: im2col of a cache-sized chunk of images (workspace slot 1), then per image one
  *     NT GEMM batched over groups, dw_g (+)= dy[n, g] (Co_g x Ho*Wo) * col[n, g]^T.
@@ -28,6 +31,22 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
     if (g->sh != 1 || g->sw != 1 || g->pt > ey || g->pb > ey || g->pl > ex || g->pr > ex ||
         w->numel > INT32_MAX)
         return CLT_ERR_UNSUPPORTED;
+    clt__conv_problem q = {0};
+    clt__conv_geom *t = &q.g;
+    *t = *g;
+    t->ci = g->co, t->h = g->ho, t->w = g->wo, t->co = g->ci, t->ho = g->h, t->wo = g->w;
+    t->ci_g = g->co_g, t->co_g = g->ci_g;
+    t->pt = ey - g->pt, t->pb = ey - g->pb, t->pl = ex - g->pl, t->pr = ex - g->pr;
+    q.x = dy->storage->mem, q.x_off = dy->offset / sizeof(float);
+    q.out = dx->storage->mem, q.out_off = dx->offset / sizeof(float);
+    q.act = CLT_IDENTITY;
+    if (clt__conv_winograd_chosen(ctx, t)) { /* reads w in place: no flip launch */
+        q.w = w->storage->mem, q.w_off = w->offset / sizeof(float), q.w_flipped = 1;
+        clt_status st = clt__conv2d_winograd(ctx, &q, who);
+        if (st != CLT_ERR_UNSUPPORTED)
+            return st;
+        q.w_flipped = 0;
+    }
     cl_mem wf;
     clt_status st = clt__convb_workspace(ctx, (size_t)w->numel * sizeof(float), who, &wf);
     if (st != CLT_SUCCESS)
@@ -43,16 +62,7 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
         (st = clt__set_arg(ctx, k, 3, sizeof off, &off, who)) ||
         (st = clt__convb_launch_items(ctx, k, (uint64_t)(g->co * g->ci_g), who)))
         return st;
-    clt__conv_problem q = {0};
-    clt__conv_geom *t = &q.g;
-    *t = *g;
-    t->ci = g->co, t->h = g->ho, t->w = g->wo, t->co = g->ci, t->ho = g->h, t->wo = g->w;
-    t->ci_g = g->co_g, t->co_g = g->ci_g;
-    t->pt = ey - g->pt, t->pb = ey - g->pb, t->pl = ex - g->pl, t->pr = ex - g->pr;
-    q.x = dy->storage->mem, q.x_off = dy->offset / sizeof(float);
     q.w = wf, q.w_off = HEAD_ELEMS;
-    q.out = dx->storage->mem, q.out_off = dx->offset / sizeof(float);
-    q.act = CLT_IDENTITY;
     return clt__conv2d_ours(ctx, &q, who);
 }
 

@@ -243,6 +243,16 @@ static clt_status run_auto(conv_launch *L, const clt__conv_table *t, int after_w
     return st == CLT_ERR_UNSUPPORTED ? try_cpu(L, t) : st; /* no local memory, any group size */
 }
 
+int clt__conv_winograd_chosen(const clt_context *ctx, const clt__conv_geom *g)
+{
+    const char *e = getenv("CLT_CONV_VARIANT");
+    if (e && !strcmp(e, "winograd"))
+        return clt__conv_winograd_applies(g);
+    if (e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu") || !strcmp(e, "colgemm")))
+        return 0;
+    return clt__conv_winograd_auto(ctx, g);
+}
+
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
@@ -271,8 +281,7 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
     else if (e && !strcmp(e, "colgemm"))
         st = clt__conv2d_colgemm(ctx, p, 0, who);
     else {
-        int wino = e && !strcmp(e, "winograd") ? clt__conv_winograd_applies(g)
-                                                : clt__conv_winograd_auto(ctx, g);
+        int wino = clt__conv_winograd_chosen(ctx, g);
         if (wino)
             st = clt__conv2d_winograd(ctx, p, who);
         if (st == CLT_ERR_UNSUPPORTED) /* not chosen, or our GEMM refused it */

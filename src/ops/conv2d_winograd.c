@@ -197,8 +197,9 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
     cl_kernel kt, ko;
     const char *tname = w.cpu ? "conv2d_winograd_cpu_transform" : "conv2d_winograd_transform";
     const char *oname = w.cpu ? "conv2d_winograd_cpu_output" : "conv2d_winograd_output";
-    if ((st = clt__kernel_get(ctx, prog, "", tname, &kt)) ||
-        (st = clt__kernel_get(ctx, prog, "", oname, &ko)))
+    const char *opts = p->w_flipped ? "-DWINO_FLIP=1" : ""; /* U from the transposed weights */
+    if ((st = clt__kernel_get(ctx, prog, opts, tname, &kt)) ||
+        (st = clt__kernel_get(ctx, prog, opts, oname, &ko)))
         return clt__prefix_error(ctx, st, who);
     cl_mem ws;
     int fresh;
