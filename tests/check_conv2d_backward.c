@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cltensor_profile.h"
 #include "ref/conv_backward_ref.h"
 #include "util/test_util.h"
 
@@ -158,19 +157,6 @@ END_TEST
 START_TEST(table_auto) { run_table("auto", 1, 5); }
 END_TEST
 
-/* Launches of kernel `name` the profiler recorded. */
-static int launches(clt_context *ctx, const char *name)
-{
-    TU_OK(clt_profile_collect(ctx));
-    clt_profile_entry rows[64];
-    size_t count = 0;
-    TU_OK(clt_profile_get(ctx, rows, 64, &count));
-    int n = 0;
-    for (size_t i = 0; i < count && i < 64; i++)
-        n += strstr(rows[i].impl, name) ? (int)rows[i].count : 0;
-    return n;
-}
-
 /* Stride-1 3x3 grad-input with Winograd forced: U is built from the forward weights read
  * transposed and flipped in place, so no flip kernel runs; odd sizes, asymmetric padding (dx's
  * padding is 2 - pad per side), batch 3, channel counts off the strips of 8, a view offset. */
@@ -212,8 +198,8 @@ static void winograd_dx_on(const char *profile)
         clt_tensor_free(tdx), clt_tensor_free(tdy), clt_tensor_free(tw), clt_tensor_free(wbuf);
         free(w), free(dy), free(ref), free(scale);
     }
-    ck_assert_int_eq(launches(ctx, "conv_flip_weights"), 0);
-    ck_assert_int_eq(launches(ctx, "winograd"), 6); /* transform + output, per case */
+    ck_assert_int_eq(tu_launches(ctx, NULL, "conv_flip_weights"), 0);
+    ck_assert_int_eq(tu_launches(ctx, NULL, "winograd"), 6); /* transform + output, per case */
     tu_context_free(ctx);
     tu_env_restore("CLT_CONV_VARIANT", saved);
 }

@@ -77,20 +77,6 @@ static float *random_floats(int64_t n)
 }
 
 /* Launches of the profiler rows of clt_conv2d_backward_weight whose impl starts with prefix. */
-static uint64_t launches(clt_context *ctx, const char *prefix)
-{
-    static clt_profile_entry e[64];
-    size_t n = 0;
-    uint64_t count = 0;
-    TU_OK(clt_profile_collect(ctx));
-    TU_OK(clt_profile_get(ctx, e, 64, &n));
-    for (size_t i = 0; i < n && i < 64; i++)
-        if (!strcmp(e[i].op, "clt_conv2d_backward_weight") &&
-            !strncmp(e[i].impl, prefix, strlen(prefix)))
-            count += e[i].count;
-    return count;
-}
-
 /* dw twice (beta 0 must overwrite; split-K counters back at 0) against the reference; returns the
  * column-kernel launches per call. */
 static uint64_t run_case(clt_context *ctx, const int *c, const char *what)
@@ -119,8 +105,9 @@ static uint64_t run_case(clt_context *ctx, const int *c, const char *what)
                           "%s dw[%lld] (call %d): got %.9g, expected %.9g (scale %.3g)", label,
                           (long long)i, rep + 1, (double)got[i], ref[i], scale[i]);
     }
-    ck_assert_msg(launches(ctx, "conv_bwd_weight") == 0, "%s: the tiled kernel ran", label);
-    uint64_t cols = launches(ctx, "conv_dw_columns");
+    ck_assert_msg(tu_launches(ctx, "clt_conv2d_backward_weight", "conv_bwd_weight") == 0,
+                  "%s: the tiled kernel ran", label);
+    uint64_t cols = tu_launches(ctx, "clt_conv2d_backward_weight", "conv_dw_columns");
     clt_tensor_free(tx), clt_tensor_free(tdy), clt_tensor_free(tdw);
     free(x), free(dy), free(got), free(ref), free(scale);
     return cols / 2;
@@ -203,8 +190,8 @@ START_TEST(variant_choice)
     TU_OK(clt_profile_reset(ctx));
     if (!clt__cpu_style(ctx)) { /* CPU class: the GPU kernel would cost a long cold compile */
         TU_OK(clt_conv2d_backward_weight(tdy, tx, &s.p, tdw));
-        ck_assert_uint_eq(launches(ctx, "conv_dw_columns"), 0);
-        ck_assert_uint_eq(launches(ctx, "conv_bwd_weight_tiled"), 1);
+        ck_assert_uint_eq(tu_launches(ctx, "clt_conv2d_backward_weight", "conv_dw_columns"), 0);
+        ck_assert_uint_eq(tu_launches(ctx, "clt_conv2d_backward_weight", "conv_bwd_weight_tiled"), 1);
     }
     clt_tensor_free(tx), clt_tensor_free(tdy), clt_tensor_free(tdw);
     free(x), free(dy);

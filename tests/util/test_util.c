@@ -1,4 +1,5 @@
 #include "util/test_util.h"
+#include "cltensor_profile.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -141,4 +142,17 @@ void tu_env_restore(const char *name, char *saved)
     else
         unsetenv(name);
     free(saved);
+}
+
+uint64_t tu_launches(clt_context *ctx, const char *op, const char *impl)
+{
+    static clt_profile_entry rows[CLT_PROFILE_MAX_ROWS];
+    size_t n = 0;
+    uint64_t count = 0;
+    TU_OK(clt_profile_collect(ctx));
+    TU_OK(clt_profile_get(ctx, rows, CLT_PROFILE_MAX_ROWS, &n));
+    for (size_t i = 0; i < n && i < CLT_PROFILE_MAX_ROWS; i++)
+        if ((!op || !strcmp(rows[i].op, op)) && strstr(rows[i].impl, impl))
+            count += rows[i].count;
+    return count;
 }

@@ -53,6 +53,10 @@ void tu_random_bytes(void *x, size_t n);
 /* Set every byte of t to 0xFF (a NaN pattern for floats) so unwritten outputs fail comparisons. */
 void tu_poison(clt_tensor *t);
 
+/* Launches the profiler recorded on ctx (a context with the profiler on; collects first) whose
+ * implementation name contains impl, of the public call op (NULL: any). */
+uint64_t tu_launches(clt_context *ctx, const char *op, const char *impl);
+
 /* A fresh empty directory under /tmp; the returned string is heap memory. */
 char *tu_make_temp_dir(void);
 /* rm -r of a directory made by tu_make_temp_dir. */
