@@ -17,6 +17,7 @@
 #include "memory/memory.h"
 #include "ops/launch.h"
 #include "program/program.h"
+#include "ops/gemm_tiled_choice.h"
 #include "tune/gemm_params.h"
 
 typedef enum gemm_variant { V_AUTO, V_TILED, V_CPU, V_SMALL, V_GEMV } gemm_variant;
@@ -45,11 +46,6 @@ typedef struct gemm_launch {
     cl_mem ws;
 } gemm_launch;
 
-/* Split-K limits: must match cl_kernels/gemm_tiled.cl (SPLIT_COUNTERS); each piece gets at least
- * MIN_SPLIT_STEPS k slices, so the partial tiles' traffic stays small next to the products. */
-#define SPLIT_COUNTERS 4096
-#define MIN_SPLIT_STEPS 4
-#define MAX_PIECES 64
 
 static gemm_variant variant_override(int *cfg_index, int *pieces)
 {
@@ -178,80 +174,6 @@ static size_t group_limit(gemm_launch *L, cl_kernel k)
     return lim;
 }
 
-static int tiled_fits(const clt_context *ctx, const clt__gemm_tiled_cfg *c)
-{
-    return clt__gemm_tiled_local_bytes(c) <= ctx->limits.local_mem_budget &&
-           (uint64_t)clt__gemm_tiled_wg(c) <= ctx->limits.max_work_group_size;
-}
-
-static uint64_t tile_groups(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
-{
-    return (uint64_t)((p->m + c->mwg - 1) / c->mwg) * (uint64_t)((p->n + c->nwg - 1) / c->nwg) *
-           (uint64_t)p->batch;
-}
-
-/* Pieces of k that bring the grid of config c to `target` groups, within the split limits
- * (1: none). */
-static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c, uint64_t target)
-{
-    uint64_t groups = tile_groups(p, c);
-    int64_t max_pieces = p->k / ((int64_t)c->kwg * MIN_SPLIT_STEPS);
-    if (max_pieces > MAX_PIECES)
-        max_pieces = MAX_PIECES;
-    if (groups >= target || max_pieces < 2 || groups > SPLIT_COUNTERS)
-        return 1;
-    uint64_t want = (target + groups - 1) / groups;
-    return want > (uint64_t)max_pieces ? (int)max_pieces : (int)want;
-}
-
-/* The automatic choice, from H200 measurements (split K, ours, in us):
- *   512^3: 32x32 unsplit 27.5, 64x64 x3 25.3, x8 21.0, 128x128 x8 56.7;
- *   256x1024x1024: 32x32 unsplit 49.0, 64x64 x12 39.7, 128x128 x9 64.7;
- *   1000x128x128: 32x32 unsplit (128 groups) 8.7, split in 2 11.2.
- * So: the largest config whose own grid gives every compute unit a group (and is not mostly
- * padding while a smaller config is left); else the first config
- * below 128x128 (a split 128x128 grid runs one starved group per SM) whose grid is
- * under half the compute units and, split toward SPLIT_GROUPS_PER_CU groups per unit, fills them;
- * else the smallest config, split only when its grid is under half the units. */
-#define SPLIT_GROUPS_PER_CU 4
-/* Whether over half of config c's tiles would be padding (a 256-row tile on a 64-row product, as
- * Winograd's 36 products of Co x tiles are): then a smaller config is taken if one fills the grid. */
-static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
-{
-    uint64_t covered = (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
-                       (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
-    return 2 * (uint64_t)p->m * (uint64_t)p->n < covered;
-}
-#define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
-static int choose_tiled(const gemm_launch *L, const clt__gemm_table *t, int *pieces)
-{
-    const clt__gemm_problem *p = L->p;
-    uint64_t cus = L->ctx->dev->entry->info.compute_units ? L->ctx->dev->entry->info.compute_units : 1;
-    int smallest = -1;
-    *pieces = 1;
-    for (int i = 0; i < t->n_tiled; i++) {
-        const clt__gemm_tiled_cfg *c = &t->tiled[i];
-        if (!tiled_fits(L->ctx, c))
-            continue;
-        smallest = i;
-        uint64_t groups = tile_groups(p, c);
-        if (groups >= cus && !(i + 1 < t->n_tiled && mostly_padding(p, c)))
-            return i;
-        if (c->mwg * c->nwg < SPLIT_MAX_TILE && 2 * groups < cus) {
-            int q = split_pieces(p, c, SPLIT_GROUPS_PER_CU * cus);
-            if (groups * (uint64_t)q >= cus) {
-                *pieces = q;
-                return i;
-            }
-        }
-    }
-    if (smallest < 0)
-        return t->n_tiled - 1;
-    if (2 * tile_groups(p, &t->tiled[smallest]) < cus)
-        *pieces = split_pieces(p, &t->tiled[smallest], SPLIT_GROUPS_PER_CU * cus);
-    return smallest;
-}
-
 /* The split-K workspace: counters (zeroed once, reset by the kernel) then the partial tiles. */
 static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int pieces)
 {
@@ -263,7 +185,7 @@ static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int 
         L->pieces = 1;
         return CLT_SUCCESS;
     }
-    size_t parts = (size_t)tile_groups(p, c) * (size_t)L->pieces * (size_t)c->mwg * (size_t)c->nwg;
+    size_t parts = (size_t)clt__gemm_tile_groups(p, c) * (size_t)L->pieces * (size_t)c->mwg * (size_t)c->nwg;
     return clt__workspace_get_counted(L->ctx, 4, SPLIT_COUNTERS * sizeof(cl_uint), parts * sizeof(float),
                                       L->who, &L->ws);
 }
@@ -275,13 +197,13 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
     const clt__gemm_problem *p = L->p;
     int start = first, auto_pieces = 1;
     if (start < 0)
-        start = choose_tiled(L, t, &auto_pieces);
+        start = clt__gemm_choose_tiled(L->ctx, L->p, t, &auto_pieces);
     for (int i = start; i >= 0 && i < t->n_tiled; i++) {
         const clt__gemm_tiled_cfg *c = &t->tiled[i];
-        if (!tiled_fits(L->ctx, c))
+        if (!clt__gemm_tiled_fits(L->ctx, c))
             continue;
         int q = pieces > 0 ? pieces : i == start ? auto_pieces : 1;
-        if (q > 1 && (p->k < 2 || tile_groups(p, c) > SPLIT_COUNTERS))
+        if (q > 1 && (p->k < 2 || clt__gemm_tile_groups(p, c) > SPLIT_COUNTERS))
             q = 1;
         L->pieces = 1;
         clt_status st;

@@ -1,0 +1,77 @@
+/* Which tiled GEMM config (tune/gemm_params.c) a product runs with and into how many k pieces it is
+ * split (gemm_tiled.cl, SPLITK), from the tile grid against the device's compute units. */
+#include "ops/gemm_tiled_choice.h"
+
+int clt__gemm_tiled_fits(const clt_context *ctx, const clt__gemm_tiled_cfg *c)
+{
+    return clt__gemm_tiled_local_bytes(c) <= ctx->limits.local_mem_budget &&
+           (uint64_t)clt__gemm_tiled_wg(c) <= ctx->limits.max_work_group_size;
+}
+
+uint64_t clt__gemm_tile_groups(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
+{
+    return (uint64_t)((p->m + c->mwg - 1) / c->mwg) * (uint64_t)((p->n + c->nwg - 1) / c->nwg) *
+           (uint64_t)p->batch;
+}
+
+/* Pieces of k that bring the grid of config c to `target` groups, within the split limits
+ * (1: none). */
+static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c, uint64_t target)
+{
+    uint64_t groups = clt__gemm_tile_groups(p, c);
+    int64_t max_pieces = p->k / ((int64_t)c->kwg * MIN_SPLIT_STEPS);
+    if (max_pieces > MAX_PIECES)
+        max_pieces = MAX_PIECES;
+    if (groups >= target || max_pieces < 2 || groups > SPLIT_COUNTERS)
+        return 1;
+    uint64_t want = (target + groups - 1) / groups;
+    return want > (uint64_t)max_pieces ? (int)max_pieces : (int)want;
+}
+
+/* The automatic choice, from H200 measurements (split K, ours, in us):
+ *   512^3: 32x32 unsplit 27.5, 64x64 x3 25.3, x8 21.0, 128x128 x8 56.7;
+ *   256x1024x1024: 32x32 unsplit 49.0, 64x64 x12 39.7, 128x128 x9 64.7;
+ *   1000x128x128: 32x32 unsplit (128 groups) 8.7, split in 2 11.2.
+ * So: the largest config whose own grid gives every compute unit a group (and is not mostly
+ * padding while a smaller config is left); else the first config
+ * below 128x128 (a split 128x128 grid runs one starved group per SM) whose grid is
+ * under half the compute units and, split toward SPLIT_GROUPS_PER_CU groups per unit, fills them;
+ * else the smallest config, split only when its grid is under half the units. */
+#define SPLIT_GROUPS_PER_CU 4
+/* Whether over half of config c's tiles would be padding (a 256-row tile on a 64-row product, as
+ * Winograd's 36 products of Co x tiles are): then a smaller config is taken if one fills the grid. */
+static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
+{
+    uint64_t covered = (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
+                       (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
+    return 2 * (uint64_t)p->m * (uint64_t)p->n < covered;
+}
+#define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
+int clt__gemm_choose_tiled(const clt_context *ctx, const clt__gemm_problem *p,
+                           const clt__gemm_table *t, int *pieces)
+{
+    uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
+    int smallest = -1;
+    *pieces = 1;
+    for (int i = 0; i < t->n_tiled; i++) {
+        const clt__gemm_tiled_cfg *c = &t->tiled[i];
+        if (!clt__gemm_tiled_fits(ctx, c))
+            continue;
+        smallest = i;
+        uint64_t groups = clt__gemm_tile_groups(p, c);
+        if (groups >= cus && !(i + 1 < t->n_tiled && mostly_padding(p, c)))
+            return i;
+        if (c->mwg * c->nwg < SPLIT_MAX_TILE && 2 * groups < cus) {
+            int q = split_pieces(p, c, SPLIT_GROUPS_PER_CU * cus);
+            if (groups * (uint64_t)q >= cus) {
+                *pieces = q;
+                return i;
+            }
+        }
+    }
+    if (smallest < 0)
+        return t->n_tiled - 1;
+    if (2 * clt__gemm_tile_groups(p, &t->tiled[smallest]) < cus)
+        *pieces = split_pieces(p, &t->tiled[smallest], SPLIT_GROUPS_PER_CU * cus);
+    return smallest;
+}
