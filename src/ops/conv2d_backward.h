@@ -4,6 +4,7 @@
 #define CLT_CONV2D_BACKWARD_H
 
 #include "ops/conv_geometry.h"
+#include "ops/gemm.h"
 
 /* Workspace slot of conv backward (split-K partials, column buffers) and its counter head. */
 #define CLT__CONVB_WS_SLOT 2
@@ -11,6 +12,9 @@
 
 /* The kernels' geometry argument: (n, ci, h, w, co, kh, kw, ho, wo, sh, sw, pt, pl, dh, dw, groups). */
 cl_int16 clt__convb_geom_arg(const clt__conv_geom *g);
+/* The output side of a grad-weight GEMM batched over groups (call after the A and B strides are
+ * set): C = dw (Co_g x Ci_g*Kh*Kw per group), no bias or activation; strides 0 for one group. */
+void clt__convb_dw_target(clt__gemm_problem *p, const clt__conv_geom *g, const clt_tensor *dw);
 
 /* Slot 2 with at least data_bytes after the counter head (zeroed when the buffer is new). */
 clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out);

@@ -92,12 +92,7 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
         p.lda = hw, p.a_stride = g->co_g * hw;
         p.b = col, p.b_off = HEAD_ELEMS + (uint64_t)(n * g->ci * kk * hw), p.ldb = hw;
         p.b_stride = cols * hw;
-        p.c = dw->storage->mem, p.c_off = dw->offset / sizeof(float), p.ldc = cols;
-        p.c_stride = g->co_g * cols;
-        p.batch = g->groups;
-        if (p.batch == 1)
-            p.a_stride = p.b_stride = p.c_stride = 0;
-        p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
+        clt__convb_dw_target(&p, g, dw);
         if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
             return st;
     }

@@ -96,12 +96,7 @@ clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, cons
             p.a = dy->storage->mem, p.a_off = dy->offset / sizeof(float) + (uint64_t)(n * g->co * hw);
             p.lda = hw, p.a_stride = g->co_g * hw;
             p.b = col, p.b_off = (uint64_t)(i * per_image), p.ldb = hw, p.b_stride = cols * hw;
-            p.c = dw->storage->mem, p.c_off = dw->offset / sizeof(float), p.ldc = cols;
-            p.c_stride = g->co_g * cols;
-            p.batch = g->groups;
-            if (p.batch == 1)
-                p.a_stride = p.b_stride = p.c_stride = 0;
-            p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
+            clt__convb_dw_target(&p, g, dw);
             if ((st = clt__gemm_tiled(ctx, &p, who)) != CLT_SUCCESS)
                 return st;
         }

@@ -37,6 +37,17 @@ cl_int16 clt__convb_geom_arg(const clt__conv_geom *g)
     return G;
 }
 
+void clt__convb_dw_target(clt__gemm_problem *p, const clt__conv_geom *g, const clt_tensor *dw)
+{
+    const int64_t cols = g->ci_g * g->kh * g->kw;
+    p->c = dw->storage->mem, p->c_off = dw->offset / sizeof(float), p->ldc = cols;
+    p->c_stride = g->co_g * cols;
+    p->batch = g->groups;
+    if (p->batch == 1)
+        p->a_stride = p->b_stride = p->c_stride = 0;
+    p->bias_mode = CLT_BIAS_NONE, p->act = CLT_IDENTITY;
+}
+
 clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out)
 {
     return clt__workspace_get_counted(ctx, CLT__CONVB_WS_SLOT, CLT__CONVB_COUNTERS * sizeof(cl_uint),

@@ -150,12 +150,7 @@ static clt_status product(clt_context *ctx, const clt__conv_geom *g, const clt_t
         p.b = ws, p.b_off = 0, p.ldb = ldk;
     }
     p.b_stride = cols * p.ldb;
-    p.c = dw->storage->mem, p.c_off = dw->offset / sizeof(float), p.ldc = cols;
-    p.c_stride = g->co_g * cols;
-    p.batch = g->groups;
-    if (p.batch == 1)
-        p.a_stride = p.b_stride = p.c_stride = 0;
-    p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
+    clt__convb_dw_target(&p, g, dw);
     return clt__gemm_tiled(ctx, &p, who);
 }
 
