@@ -28,8 +28,8 @@
  * Streaming stores (cpu layout, -DCLT_EW_NT=1, chosen by the host when the op's footprint exceeds
  * the device's cache): the aligned floatW store of out goes through clang's non-temporal store
  * (POCL compiles with clang; OpenCL C itself has no such store), which skips the read-for-ownership
- * of out's lines: on POCL (2 cores) add/16M 5.5-7.0 -> 3.8-5.2 ms, relu/16M 4.4-4.8 -> 2.9 ms, but
- * add/1M (in cache) 124-138 -> 204-215 us. No fence here: POCL signals a finished command with
+ * of out's lines (numbers in src/ops/expr_eval.c: add/16M -27%, relu/16M -30% on POCL; in cache
+ * they lose, hence the threshold). No fence here: POCL signals a finished command with
  * locked instructions, which drain the write-combining buffers on x86.
  *
  * -D contract: CLT_EW_VEC (4, 8 or 16) selects the cpu layout and defines the clt_v* functions

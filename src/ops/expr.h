@@ -34,7 +34,8 @@ struct clt_expr {
 int clt__expr_grad(clt_expr *e, clt_unary_op op, int a, int alpha, int from_y);
 
 /* Tests: streaming stores of out (cpu layout) from this many bytes of traffic (out plus the
- * inputs in its layout) on; -1, the default: above the device's global-memory cache. Process-wide. */
+ * inputs in its layout) on; -1, the default: above the device's global-memory cache.
+ * Process-wide. */
 void clt__expr_set_stream_bytes(int64_t bytes);
 
 /* clt_expr_eval with the public call's name for messages ("clt_add: ..."). Validates: same context,
