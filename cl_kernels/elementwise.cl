@@ -25,9 +25,17 @@
  * Indices are uint when numel < 2^31, else ulong. Scalars are float arguments, so one compiled
  * kernel serves every scalar value.
  *
+ * Streaming stores (cpu layout, -DCLT_EW_NT=1, chosen by the host when the op's footprint exceeds
+ * the device's cache): the aligned floatW store of out goes through clang's non-temporal store
+ * (POCL compiles with clang; OpenCL C itself has no such store), which skips the read-for-ownership
+ * of out's lines (numbers in src/ops/expr_eval.c: add/16M -27%, relu/16M -30% on POCL; in cache
+ * they lose, hence the threshold). No fence here: POCL signals a finished command with
+ * locked instructions, which drain the write-combining buffers on x86.
+ *
  * -D contract: CLT_EW_VEC (4, 8 or 16) selects the cpu layout and defines the clt_v* functions
  * below, the floatW versions of common/activations.h (same formulas, same NaN behaviour); without
  * it, nothing here is vector code (CLT_WAVE / CLT_MAX_WG come from the base options, unused).
+ * CLT_EW_NT (0 / 1; 1 needs CLT_EW_VEC): streaming stores of out (plain stores without clang).
  */
 #include "common/activations.h"
 
@@ -37,6 +45,13 @@
 /* NaN in either operand gives NaN (OpenCL fmin/fmax would return the other operand). */
 inline float clt_minf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a < b ? a : b; }
 inline float clt_maxf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a > b ? a : b; }
+
+#ifndef CLT_EW_NT
+#define CLT_EW_NT 0 // 1: non-temporal floatW stores of out (cpu layout, aligned offsets)
+#endif
+#if CLT_EW_NT && !defined(CLT_EW_VEC)
+#error "CLT_EW_NT needs CLT_EW_VEC"
+#endif
 
 #ifdef CLT_EW_VEC
 #if CLT_EW_VEC == 4
@@ -53,6 +68,13 @@ inline float clt_maxf(float a, float b) { return isnan(a) || isnan(b) ? a + b : 
 #define CLT_VSTORE vstore16
 #else
 #error "CLT_EW_VEC must be 4, 8 or 16"
+#endif
+
+/* Store v as the q-th floatW of p (p's offset a multiple of W). */
+#if CLT_EW_NT && defined(__clang__)
+#define CLT_VSTREAM(q, p, v) __builtin_nontemporal_store((v), (__global CLT_VF *)(p) + (q))
+#else
+#define CLT_VSTREAM(q, p, v) (((__global CLT_VF *)(p))[q] = (v))
 #endif
 
 /* Vector twins of the scalar functions: select(else, then, cond) for every a ? b : c, with the

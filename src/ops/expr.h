@@ -33,6 +33,11 @@ struct clt_expr {
 /* Derivative node (see CLT__NODE_GRAD). Returns the node id or -1. */
 int clt__expr_grad(clt_expr *e, clt_unary_op op, int a, int alpha, int from_y);
 
+/* Tests: streaming stores of out (cpu layout) from this many bytes of traffic (out plus the
+ * inputs in its layout) on; -1, the default: above the device's global-memory cache.
+ * Process-wide. */
+void clt__expr_set_stream_bytes(int64_t bytes);
+
 /* clt_expr_eval with the public call's name for messages ("clt_add: ..."). Validates: same context,
  * f32 inputs and out, every used input present, each input broadcasts to out's shape, no partial
  * overlap of out with an input (exact same memory + shape is fine: in place). */

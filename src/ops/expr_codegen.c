@@ -398,12 +398,9 @@ static void gen_cpu_chunk(sbuf *b, const clt__expr_plan *p, const char *ix, cons
         if (p->acc[k] == CLT__ACC_WINDOW)
             gen_cpu_window(b, p, k, ix, indent);
     gen_cpu_general(b, p, ix, indent);
-    if (aligned)
-        put(b, "%s((__global CLT_VF *)out)[q] = ", indent);
-    else
-        put(b, "%sCLT_VSTORE(", indent);
+    put(b, aligned ? "%sCLT_VSTREAM(q, out, " : "%sCLT_VSTORE(", indent);
     gen_call(b, p, rp, "");
-    put(b, aligned ? ";\n" : ", q, out);\n");
+    put(b, aligned ? ");\n" : ", q, out);\n");
 }
 
 /* cpu layout, the chunk that straddles n: lanes read with a guard (0 past the end), one vector
