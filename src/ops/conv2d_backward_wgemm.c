@@ -16,10 +16,10 @@
  *
  * Choice (conv2d_backward_ours.c): the NVIDIA class takes it when Cog >= 8 (else the direct
  * kernel), the product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the
- * cap. Reasoned, not yet measured: the split-K tiled kernel runs ~9 TFLOP/s on n8c64h56o64k3s1
- * (H200), our GEMM 30-40 on large products (less at M = 64: 64x64 split tiles); the column pass
- * costs ~20 us of memory traffic there. n1c64h56o64k3s1 (1.2e8 MACs, within 1.25x of cuDNN) stays
- * tiled. Other classes stay tiled: on a gfx902 APU (~30 GB/s shared DDR4) writing and reading
+ * cap. Measured on the H200 (us, this path vs the tiled kernel): n8c64h56o64k3s1 146.7 vs 204.7,
+ * n8c3h224o64k7s2 208.9 vs 289.3 (cuDNN: 72.0 and 117.2, so the GEMM at M = 64, ~13 TFLOP/s with
+ * 64x64 split tiles, is what to improve next). n1c64h56o64k3s1 (1.2e8 MACs, tiled 47.4 us vs cuDNN
+ * 53.2) stays tiled. Other classes stay tiled: on a gfx902 APU (~30 GB/s shared DDR4) writing and reading
  * 58 MB of columns costs more than the tiled kernel's arithmetic; on POCL under the gfx902
  * profile the GPU GEMM's NT form ran 5x slower than the tiled kernel (1.3 s vs 0.26 s).
  * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm (read per call, any device class) forces either for A/B
