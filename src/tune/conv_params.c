@@ -8,12 +8,15 @@
  *   2-8x the direct kernel on 2 cores); the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x
  *   16 pixels per item, 8 items per group, and the tiled list stay as fallbacks.
  * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory.
- * Winograd F(4x4, 3x3) thresholds (GPU classes; reasoned, until an H200 A/B measures them): it
- * costs 3 launches (~16.5 us of host time on NVIDIA) instead of 1 and two transform passes over
- * memory, and saves 3/4 of the multiplies; so only layers where the GEMM dominates: Ci and Co
- * >= 32 (the transforms are O(Ci + Co) per block, the GEMM O(Ci * Co)) and >= 1024 output pixels
- * in the batch. The seed case n1c16h64o32 (13.6 us, one launch) stays on the implicit kernel
- * (Ci 16); n1c64h56o64, n8c64h56o64 and n32c128h28o128 (3x3, stride 1) take Winograd.
+ * Winograd F(4x4, 3x3) thresholds (GPU classes; reasoned): it costs 3 launches (~16.5 us of host
+ * time on NVIDIA) instead of 1 and two transform passes over memory, and saves 3/4 of the
+ * multiplies; so only layers where the GEMM dominates: Ci and Co >= 32 (the transforms are
+ * O(Ci + Co) per block, the GEMM O(Ci * Co)) and >= 1024 output pixels in the batch. The seed case
+ * n1c16h64o32 (11.3 us, one launch) stays on the implicit kernel (Ci 16). Measured on the H200 for
+ * the layers that take it (us, Winograd vs the implicit kernel; cuDNN): n8c64h56o64 45.5 vs 92.3
+ * (74.0), n32c128h28o128 120.8 vs 385.9 (139.1), n1c64h56o64 17.9 vs 36.4 (27.5). Layers near the
+ * thresholds were not measured; neither was AMD (on a ~30 GB/s APU the transform traffic may cost
+ * more than the saved multiplies).
  * CPU (POCL): the same thresholds, with the CPU-style transforms (conv2d_winograd_cpu.cl, 8 blocks
  * per item as float8 lanes). Measured on 2 shared cores, CPU time per call (user + sys of the
  * process, the least disturbed figure on a loaded VM; best of 5), default (im2col + CPU GEMM) vs
