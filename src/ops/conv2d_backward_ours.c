@@ -59,13 +59,7 @@ clt_status clt__convb_launch_items(clt_context *ctx, cl_kernel k, uint64_t items
     if (items == 0)
         return CLT_SUCCESS;
     /* fixed per kernel (POCL compiles one work-group function per local size) */
-    size_t local = 64, limit = clt__kernel_work_group_limit(ctx, k);
-    if (ctx->limits.max_work_group_size < local)
-        local = (size_t)ctx->limits.max_work_group_size;
-    if (limit < local)
-        local = limit;
-    if (local < 1)
-        local = 1;
+    size_t local = clt__fit_local(ctx, k, 64);
     size_t global = (size_t)((items + local - 1) / local * local);
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }

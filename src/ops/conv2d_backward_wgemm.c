@@ -112,13 +112,7 @@ static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_t
         (st = clt__set_arg(ctx, k, 3, sizeof G, &G, who)) ||
         (st = clt__set_arg(ctx, k, 4, sizeof off, &off, who)))
         return st;
-    size_t local = PREP_LOCAL, lim = clt__kernel_work_group_limit(ctx, k);
-    if (ctx->limits.max_work_group_size < local)
-        local = (size_t)ctx->limits.max_work_group_size;
-    if (lim < local)
-        local = lim;
-    if (local < 1)
-        local = 1;
+    size_t local = clt__fit_local(ctx, k, PREP_LOCAL);
     size_t global[3] = {((size_t)hw + local - 1) / local * local,
                         (size_t)(g->ci + (cnt > 1 ? g->co : 0)), (size_t)cnt},
            locals[3] = {local, 1, 1};

@@ -44,11 +44,7 @@ clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_m
         (st = clt__set_arg(ctx, k, 3, sizeof ga, &ga, who)) ||
         (st = clt__set_arg(ctx, k, 4, sizeof gb, &gb, who)))
         return st;
-    size_t lim = clt__kernel_work_group_limit(ctx, k), l = (size_t)clt__conv_table_for(ctx)->direct_local;
-    if (lim > ctx->limits.max_work_group_size)
-        lim = (size_t)ctx->limits.max_work_group_size;
-    while (l > 1 && l > lim)
-        l /= 2;
+    size_t l = clt__fit_local_halving(ctx, k, (size_t)clt__conv_table_for(ctx)->direct_local);
     size_t hw = (size_t)(g->ho * g->wo), rows = (size_t)(g->ci * g->kh * g->kw);
     if (cpu) { /* one item per (column row, image) */
         if (l > 16)

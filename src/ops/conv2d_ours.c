@@ -104,23 +104,7 @@ static clt_status get_kernel(conv_launch *L, const char *family, const char *opt
     return st == CLT_SUCCESS ? st : clt__prefix_error(L->ctx, st, L->who);
 }
 
-static size_t group_limit(conv_launch *L, cl_kernel k)
-{
-    size_t lim = clt__kernel_work_group_limit(L->ctx, k);
-    return lim > L->ctx->limits.max_work_group_size ? (size_t)L->ctx->limits.max_work_group_size
-                                                     : lim;
-}
-
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
-/* Largest power of two <= want that the kernel and the context accept. */
-static size_t fit_local(conv_launch *L, cl_kernel k, size_t want)
-{
-    size_t lim = group_limit(L, k), l = want;
-    while (l > 1 && l > lim)
-        l /= 2;
-    return l;
-}
 
 static clt_status try_depthwise(conv_launch *L, const clt__conv_table *t)
 {
@@ -129,7 +113,7 @@ static clt_status try_depthwise(conv_launch *L, const clt__conv_table *t)
     clt_status st = get_kernel(L, "conv2d_direct", "", "conv2d_depthwise", &k);
     if (st || (st = set_args(L, k, 0)))
         return st;
-    size_t l = fit_local(L, k, (size_t)t->direct_local);
+    size_t l = clt__fit_local_halving(L->ctx, k, (size_t)t->direct_local);
     size_t global[2] = {round_up((size_t)(g->ho * g->wo), l), (size_t)(g->n * g->co)};
     size_t local[2] = {l, 1};
     return clt__enqueue_kernel(L->ctx, k, 2, global, local, L->who);
@@ -148,7 +132,7 @@ static clt_status try_cpu(conv_launch *L, const clt__conv_table *t)
     if (st || (st = set_args(L, k, xb)))
         return st;
     size_t blocks = (size_t)((g->co_g + t->cpu_rpi - 1) / t->cpu_rpi);
-    size_t l = fit_local(L, k, (size_t)t->cpu_local);
+    size_t l = clt__fit_local_halving(L->ctx, k, (size_t)t->cpu_local);
     while (l > 1 && l / 2 >= blocks)
         l /= 2; /* no group wider than the channel blocks */
     size_t global[3] = {round_up(blocks, l), (size_t)(g->ho * xb), (size_t)(g->n * g->groups)};
@@ -193,7 +177,7 @@ static clt_status try_implicit(conv_launch *L, const clt__conv_table *t, int fir
         if (st)
             return st;
         size_t wg = (size_t)clt__conv_tiled_wg(c);
-        if (group_limit(L, k) < wg)
+        if (clt__group_limit(L->ctx, k) < wg)
             continue;
         if ((st = set_args(L, k, 0)))
             return st;
@@ -243,14 +227,18 @@ static clt_status run_auto(conv_launch *L, const clt__conv_table *t, int after_w
     return st == CLT_ERR_UNSUPPORTED ? try_cpu(L, t) : st; /* no local memory, any group size */
 }
 
+/* Whether CLT_CONV_VARIANT (value e) forces one of the single-path variants. */
+static int forces_single_path(const char *e)
+{
+    return e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu") || !strcmp(e, "colgemm"));
+}
+
 int clt__conv_winograd_chosen(const clt_context *ctx, const clt__conv_geom *g)
 {
     const char *e = getenv("CLT_CONV_VARIANT");
     if (e && !strcmp(e, "winograd"))
         return clt__conv_winograd_applies(g);
-    if (e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu") || !strcmp(e, "colgemm")))
-        return 0;
-    return clt__conv_winograd_auto(ctx, g);
+    return forces_single_path(e) ? 0 : clt__conv_winograd_auto(ctx, g);
 }
 
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who)
@@ -261,8 +249,7 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     const char *e = getenv("CLT_CONV_VARIANT");
-    int forced = e && (!strncmp(e, "implicit", 8) || !strcmp(e, "cpu") || !strcmp(e, "colgemm"));
-    if (clt__conv_is_pointwise(g) && !forced)
+    if (clt__conv_is_pointwise(g) && !forces_single_path(e))
         return run_pointwise(ctx, p, who);
     /* int indices inside one image, one weight tensor and the column range. */
     int64_t kk = g->ci_g * g->kh * g->kw;

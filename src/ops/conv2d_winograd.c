@@ -88,22 +88,12 @@ static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, wino_plan
     return CLT_SUCCESS;
 }
 
-static size_t fit_local(clt_context *ctx, cl_kernel k, size_t want)
-{
-    size_t lim = clt__kernel_work_group_limit(ctx, k);
-    if (lim > ctx->limits.max_work_group_size)
-        lim = (size_t)ctx->limits.max_work_group_size;
-    while (want > 1 && want > lim)
-        want /= 2;
-    return want;
-}
-
 static clt_status run_transform(clt_context *ctx, const clt__conv_problem *p, const wino_plan *w,
                                 cl_mem ws, cl_kernel k, int64_t img0, int64_t np, int weights,
                                 const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    size_t l = fit_local(ctx, k, w->local);
+    size_t l = clt__fit_local_halving(ctx, k, w->local);
     size_t g0 = ((size_t)np + l - 1) / l * l;
     /* weights: one item per (k, c) on GPUs, per (k, 8 channels) on the CPU */
     int64_t nw = weights ? g->co * (w->cpu ? (g->ci + 7) / 8 : g->ci) : 0;
@@ -154,7 +144,7 @@ static clt_status run_output(clt_context *ctx, const clt__conv_problem *p, const
                              cl_mem ws, cl_kernel k, int64_t img0, int64_t np, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    size_t l = fit_local(ctx, k, w->local);
+    size_t l = clt__fit_local_halving(ctx, k, w->local);
     cl_mem bias = p->bias ? p->bias : ws;
     int64_t nout = np / w->tpi * g->co * w->tiles_h * w->bpr; /* CPU: strips of 8 blocks */
     cl_ulong4 offs = {{w->m_base, p->bias_off, p->out_off, 0}};

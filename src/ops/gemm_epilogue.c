@@ -47,12 +47,7 @@ int clt__gemm_has_epilogue(const clt__gemm_problem *p)
 static clt_status launch_2d(clt_context *ctx, cl_kernel k, uint64_t cols, uint64_t rows,
                             const char *who)
 {
-    size_t local0 = 256;
-    size_t kmax = clt__kernel_work_group_limit(ctx, k);
-    if (local0 > ctx->limits.max_work_group_size)
-        local0 = (size_t)ctx->limits.max_work_group_size;
-    if (local0 > kmax)
-        local0 = kmax;
+    size_t local0 = clt__fit_local(ctx, k, 256);
     if (local0 > cols)
         local0 = (size_t)cols; /* short rows: narrow groups rather than idle items */
     if (local0 == 0)

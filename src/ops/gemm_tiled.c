@@ -166,13 +166,6 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-static size_t group_limit(gemm_launch *L, cl_kernel k)
-{
-    size_t lim = clt__kernel_work_group_limit(L->ctx, k);
-    if (lim > L->ctx->limits.max_work_group_size)
-        lim = (size_t)L->ctx->limits.max_work_group_size;
-    return lim;
-}
 
 /* The split-K workspace: counters (zeroed once, reset by the kernel) then the partial tiles. */
 static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int pieces)
@@ -223,7 +216,7 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         if (st != CLT_SUCCESS)
             return st;
         size_t wg = (size_t)clt__gemm_tiled_wg(c);
-        if (group_limit(L, k) < wg)
+        if (clt__group_limit(L->ctx, k) < wg)
             continue;
         size_t global[3] = {(size_t)((p->n + c->nwg - 1) / c->nwg) * wg,
                             (size_t)((p->m + c->mwg - 1) / c->mwg),
@@ -244,7 +237,7 @@ static clt_status try_cpu(gemm_launch *L, const clt__gemm_table *t)
     clt_status st = kernel_for(L, "gemm_cpu", opts, "gemm_cpu", &k);
     if (st != CLT_SUCCESS)
         return st;
-    size_t local = (size_t)cc.local, lim = group_limit(L, k);
+    size_t local = (size_t)cc.local, lim = clt__group_limit(L->ctx, k);
     size_t blocks = (size_t)((p->m + cc.rpi - 1) / cc.rpi);
     if (local > lim)
         local = lim;
@@ -269,7 +262,7 @@ static clt_status gemm_family_kernel(gemm_launch *L, const clt__gemm_table *t, c
     snprintf(opts, sizeof opts, "-DGEMV_WG=%d", t->gemv_f * t->gemv_s);
     clt_status st = kernel_for(L, "gemm", opts, base, k);
     if (st == CLT_SUCCESS)
-        *lim = group_limit(L, *k);
+        *lim = clt__group_limit(L->ctx, *k);
     return st;
 }
 

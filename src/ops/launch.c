@@ -36,6 +36,26 @@ size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
     return limit;
 }
 
+size_t clt__group_limit(clt_context *ctx, cl_kernel kernel)
+{
+    size_t lim = clt__kernel_work_group_limit(ctx, kernel);
+    return lim > ctx->limits.max_work_group_size ? (size_t)ctx->limits.max_work_group_size : lim;
+}
+
+size_t clt__fit_local(clt_context *ctx, cl_kernel kernel, size_t want)
+{
+    size_t lim = clt__group_limit(ctx, kernel), l = want < lim ? want : lim;
+    return l ? l : 1;
+}
+
+size_t clt__fit_local_halving(clt_context *ctx, cl_kernel kernel, size_t want)
+{
+    size_t lim = clt__group_limit(ctx, kernel);
+    while (want > 1 && want > lim)
+        want /= 2;
+    return want;
+}
+
 clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
                                const size_t *local, const char *who)
 {
@@ -72,14 +92,7 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
 {
     if (items == 0)
         return CLT_SUCCESS;
-    size_t kernel_max = clt__kernel_work_group_limit(ctx, kernel);
-    size_t local = preferred_local;
-    if (local > ctx->limits.max_work_group_size)
-        local = (size_t)ctx->limits.max_work_group_size;
-    if (local > kernel_max)
-        local = kernel_max;
-    if (local == 0)
-        local = 1;
+    size_t local = clt__fit_local(ctx, kernel, preferred_local);
     uint64_t groups = (items + local - 1) / local;
     /* GPUs: a few waves of groups, each work item striding over the rest (fewer, fuller groups).
      * CPUs (POCL): one item per element, no stride. POCL runs a work-group as a loop vectorised

@@ -29,6 +29,13 @@ int clt__cpu_style(const clt_context *ctx);
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);
+/* The largest work-group a launch of kernel may use: its own limit, capped by the context's (the
+ * gfx902 profile's 256 on any device). */
+size_t clt__group_limit(clt_context *ctx, cl_kernel kernel);
+/* want, cut to clt__group_limit (at least 1). */
+size_t clt__fit_local(clt_context *ctx, cl_kernel kernel, size_t want);
+/* The largest power-of-two fraction of want (want halved until it fits) within clt__group_limit. */
+size_t clt__fit_local_halving(clt_context *ctx, cl_kernel kernel, size_t want);
 
 /* clSetKernelArg with an error message naming the op and argument index. */
 clt_status clt__set_arg(clt_context *ctx, cl_kernel kernel, cl_uint index, size_t size,

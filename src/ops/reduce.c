@@ -21,8 +21,6 @@
 #define MAX_COUNTERS 1024u      /* output groups that can use chunk groups; must match -DMAX_COUNTERS */
 #define PARTIAL_BYTES 16u       /* one float4 per partial accumulator */
 #define GROUPS_PER_CU 4u        /* chunk groups per compute unit: H200 sum/16M 22.7 us at 8, 21.3 at 4 */
-#define VEC_UNROLL 8            /* float4 loads in flight per item: H200 sum/16M 21.19 us at 4, 20.52 at 8
-                                   (2 groups per CU: 23.1; 8: 22.1; WG 512: 21.2) */
 #define MIN_PER_LANE_CHUNKED 32 /* split into chunks only while each lane keeps this much work */
 #define ELEMS_PER_LANE 8        /* rows: lanes per output ~ R / this */
 #define CPU_MIN_CHUNK 8192      /* CPU rows: elements one item streams before a split pays */
@@ -146,7 +144,7 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
     int cpu = cpu_rows(ctx, layout);
     const char *ewg = getenv("CLT_REDUCE_WG"), *eun = getenv("CLT_REDUCE_UNROLL"); /* A/B switches */
     uint32_t wg = cpu ? 1u : ewg && atoi(ewg) > 0 ? (uint32_t)atoi(ewg) : PREFERRED_WG;
-    int unroll = eun && atoi(eun) > 0 ? atoi(eun) : VEC_UNROLL;
+    int unroll = eun ? atoi(eun) : 0; /* 0: the kernel's VEC_UNROLL */
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
@@ -156,7 +154,7 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
         snprintf(options, sizeof options,
                  "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d%s",
                  op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout), cpu, vec4,
-                 unroll == 8 ? " -DVEC_UNROLL=8" : "");
+                 vec4 && unroll == 4 ? " -DVEC_UNROLL=4" : "");
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);

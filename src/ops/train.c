@@ -76,14 +76,7 @@ static clt_status train_kernel(clt_context *ctx, const char *who, const char *na
  * lets POCL vectorise a work-group across its items; GPUs gain nothing from a capped grid here). */
 static clt_status launch_full(clt_context *ctx, cl_kernel k, uint64_t items, const char *who)
 {
-    size_t local = 256;
-    size_t kmax = clt__kernel_work_group_limit(ctx, k);
-    if (local > ctx->limits.max_work_group_size)
-        local = (size_t)ctx->limits.max_work_group_size;
-    if (local > kmax)
-        local = kmax;
-    if (local == 0)
-        local = 1;
+    size_t local = clt__fit_local(ctx, k, 256);
     size_t global = (size_t)((items + local - 1) / local) * local;
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
