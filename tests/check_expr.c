@@ -12,6 +12,7 @@
 #include "ops/expr.h"
 #include "ref/activation_ref.h"
 #include "ref/expr_ref.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 /* Tolerances: |got - ref| <= RTOL * |ref| + ATOL. Arithmetic chains of a few ops on inputs in
@@ -332,17 +333,6 @@ END_TEST
 
 /* ------------------------------------------------------------------ memory layouts */
 
-static clt_expr *fma_relu(int *root)
-{
-    clt_expr *e = NULL;
-    TU_OK(clt_expr_create(&e));
-    int a = clt_expr_input(e, 0), b = clt_expr_input(e, 1), c = clt_expr_input(e, 2);
-    *root = clt_expr_unary(e, CLT_RELU,
-                           clt_expr_binary(e, CLT_ADD, clt_expr_binary(e, CLT_MUL, a, b), c), -1);
-    ck_assert_int_ge(*root, 0);
-    return e;
-}
-
 static void read_all(const clt_tensor *t, float *dst)
 {
     TU_OK(clt_tensor_read(t, dst, clt_tensor_nbytes(t)));
@@ -413,7 +403,7 @@ START_TEST(test_in_place)
 {
     clt_context *ctx = tu_context();
     int root;
-    clt_expr *e = fma_relu(&root);
+    clt_expr *e = ew_fma_relu(&root);
     int64_t shape[2] = {29, 31}, bshape[1] = {31};
     for (int broadcast = 0; broadcast < 2; broadcast++) {
         host_tensor h[3];

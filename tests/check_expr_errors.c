@@ -7,6 +7,7 @@
 
 #include "cltensor_cl.h"
 #include "ops/expr.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 #define EXPECT_STATUS(call, want)                                                                  \
@@ -15,17 +16,6 @@
         ck_assert_msg(st_ == (want), "%s -> %s, expected %s (%s)", #call, clt_status_string(st_),  \
                       clt_status_string(want), clt_last_error(tu_ctx_for_msg()));                  \
     } while (0)
-
-static clt_expr *fma_relu(int *root)
-{
-    clt_expr *e = NULL;
-    TU_OK(clt_expr_create(&e));
-    int a = clt_expr_input(e, 0), b = clt_expr_input(e, 1), c = clt_expr_input(e, 2);
-    *root = clt_expr_unary(e, CLT_RELU,
-                           clt_expr_binary(e, CLT_ADD, clt_expr_binary(e, CLT_MUL, a, b), c), -1);
-    ck_assert_int_ge(*root, 0);
-    return e;
-}
 
 static void read_all(const clt_tensor *t, float *dst)
 {
@@ -140,7 +130,7 @@ START_TEST(test_eval_errors)
 {
     clt_context *ctx = tu_context();
     int root;
-    clt_expr *e = fma_relu(&root);
+    clt_expr *e = ew_fma_relu(&root);
     int s_root = clt_expr_binary(e, CLT_MUL, clt_expr_input(e, 0), clt_expr_scalar(e, 1));
     int64_t shape[2] = {4, 6}, tshape[2] = {6, 4}, big[3] = {2, 4, 6}, row = 6;
     clt_tensor *a = filled(ctx, 2, shape), *b = filled(ctx, 2, shape), *c = filled(ctx, 2, shape);

@@ -13,6 +13,7 @@
 #include "ops/expr.h"
 #include "ops/launch.h"
 #include "ref/expr_ref.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 /* |got - ref| <= RTOL * |ref| + ATOL: a multiply-add and a relu, or a sigmoid (a few ulp). */
@@ -25,18 +26,6 @@ static clt_tensor *upload(clt_context *ctx, const host_tensor *h)
     TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, h->ndim, h->shape, h->data,
                                       (size_t)h->numel * sizeof(float), &t));
     return t;
-}
-
-/* relu(a*b + c) */
-static clt_expr *fma_relu(int *root)
-{
-    clt_expr *e = NULL;
-    TU_OK(clt_expr_create(&e));
-    int a = clt_expr_input(e, 0), b = clt_expr_input(e, 1), c = clt_expr_input(e, 2);
-    *root = clt_expr_unary(e, CLT_RELU,
-                           clt_expr_binary(e, CLT_ADD, clt_expr_binary(e, CLT_MUL, a, b), c), -1);
-    ck_assert_int_ge(*root, 0);
-    return e;
 }
 
 /* out (poisoned) = e(h...) with out of shape (ndim, shape), every element against ref_eval. */
@@ -74,7 +63,7 @@ START_TEST(test_stream_sizes)
     clt_context *ctx = tu_context();
     clt__expr_set_stream_bytes(0);
     int root;
-    clt_expr *e = fma_relu(&root);
+    clt_expr *e = ew_fma_relu(&root);
     const int64_t sizes[] = {1, 7, 8, 9, 4095, 4096, 4097, 3 * 4096 + 13, 65537};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         host_tensor h[3];
@@ -94,7 +83,7 @@ START_TEST(test_stream_broadcast_unary)
     clt_context *ctx = tu_context();
     clt__expr_set_stream_bytes(0);
     int root;
-    clt_expr *e = fma_relu(&root);
+    clt_expr *e = ew_fma_relu(&root);
     int64_t shape[2] = {61, 77}, row[1] = {77};
     host_tensor h[3] = {host_random(2, shape, -2, 2), host_random(1, row, -2, 2),
                         host_random(2, shape, -2, 2)};

@@ -18,22 +18,6 @@
 #define GEMM_S 33
 #define MAX_ROWS 64
 
-static clt_context *profiled_context(void)
-{
-    clt_context_options o;
-    clt_context_options_init(&o);
-    o.profiler = 1;
-    return tu_context_with(&o);
-}
-
-static clt_tensor *tensor_1d(clt_context *ctx, int64_t n)
-{
-    clt_tensor *t = NULL;
-    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
-    TU_OK(clt_tensor_fill_uniform(t, tu_rng_next(), 0.0f, 1.0f));
-    return t;
-}
-
 typedef struct rows {
     clt_profile_entry e[MAX_ROWS];
     size_t n;
@@ -75,10 +59,11 @@ static void gemm(clt_context *ctx, const char *impl, clt_tensor *a, clt_tensor *
 /* The run of the first tests: 3 adds, 1 tiled + 2 CLBlast GEMMs, 1 sum, a write, a read, a copy. */
 static void run_mix(clt_context *ctx)
 {
-    clt_tensor *x = tensor_1d(ctx, N_EW), *y = tensor_1d(ctx, N_EW), *z = tensor_1d(ctx, N_EW);
-    clt_tensor *ga = tensor_1d(ctx, GEMM_S * GEMM_S), *gb = tensor_1d(ctx, GEMM_S * GEMM_S);
-    clt_tensor *gc = tensor_1d(ctx, GEMM_S * GEMM_S), *s = NULL;
-    clt_tensor *big = tensor_1d(ctx, N_COPY), *big2 = tensor_1d(ctx, N_COPY);
+    clt_tensor *x = tu_uniform_1d(ctx, N_EW), *y = tu_uniform_1d(ctx, N_EW);
+    clt_tensor *z = tu_uniform_1d(ctx, N_EW);
+    clt_tensor *ga = tu_uniform_1d(ctx, GEMM_S * GEMM_S), *gb = tu_uniform_1d(ctx, GEMM_S * GEMM_S);
+    clt_tensor *gc = tu_uniform_1d(ctx, GEMM_S * GEMM_S), *s = NULL;
+    clt_tensor *big = tu_uniform_1d(ctx, N_COPY), *big2 = tu_uniform_1d(ctx, N_COPY);
     TU_OK(clt_tensor_create(ctx, CLT_F32, 0, NULL, &s));
     float *host = malloc(N_EW * sizeof *host);
     tu_random_f32(host, N_EW, 0.0f, 1.0f);
@@ -103,7 +88,7 @@ static void run_mix(clt_context *ctx)
 
 START_TEST(rows_name_each_op)
 {
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     run_mix(ctx);
     rows r;
     get_rows(ctx, &r);
@@ -153,7 +138,7 @@ END_TEST
  * transfer + idle over all rows = first START -> last END (the device timeline of the run). */
 START_TEST(split_adds_up_to_spans)
 {
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     run_mix(ctx);
     rows r;
     get_rows(ctx, &r);
@@ -243,7 +228,7 @@ static size_t count_of(const char *text, const char *needle)
 
 START_TEST(trace_is_json_with_one_event_per_command)
 {
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     run_mix(ctx);
     clt_profile_stats st;
     TU_OK(clt_profile_get_stats(ctx, &st));
@@ -272,7 +257,7 @@ END_TEST
 
 START_TEST(reset_empties)
 {
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     run_mix(ctx);
     TU_OK(clt_profile_reset(ctx));
     rows r;
@@ -282,7 +267,7 @@ START_TEST(reset_empties)
     TU_OK(clt_profile_get_stats(ctx, &st));
     ck_assert(st.commands == 0 && st.pending == 0 && st.trace_records == 0 && st.rows == 0);
     /* Work after the reset is recorded alone. */
-    clt_tensor *x = tensor_1d(ctx, 17);
+    clt_tensor *x = tu_uniform_1d(ctx, 17);
     TU_OK(clt_profile_reset(ctx));
     TU_OK(clt_add(x, x, x));
     TU_OK(clt_profile_collect(ctx));
@@ -300,8 +285,8 @@ END_TEST
 START_TEST(many_commands_stay_bounded)
 {
     enum { LAUNCHES = 20000, CAP = 1000 };
-    clt_context *ctx = profiled_context();
-    clt_tensor *x = tensor_1d(ctx, 1);
+    clt_context *ctx = tu_profiled_context();
+    clt_tensor *x = tu_uniform_1d(ctx, 1);
     clt__prof_set_trace_cap(ctx, CAP);
     TU_OK(clt_profile_collect(ctx));
     TU_OK(clt_profile_reset(ctx));
@@ -334,10 +319,10 @@ END_TEST
 /* The staging path of discrete devices (forced here on a zero-copy device) and asynchronous reads. */
 START_TEST(staged_transfers)
 {
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     ctx->limits.zero_copy = 0;
     const int64_t n = 3 * 1024 * 1024 + 5; /* more than one staging chunk */
-    clt_tensor *x = tensor_1d(ctx, n);
+    clt_tensor *x = tu_uniform_1d(ctx, n);
     float *host = malloc((size_t)n * sizeof *host);
     tu_random_f32(host, (size_t)n, 0.0f, 1.0f);
     TU_OK(clt_profile_collect(ctx));

@@ -9,28 +9,12 @@
 #include "runtime/runtime.h"
 #include "util/test_util.h"
 
-static clt_context *profiled_context(void)
-{
-    clt_context_options o;
-    clt_context_options_init(&o);
-    o.profiler = 1;
-    return tu_context_with(&o);
-}
-
-static clt_tensor *tensor_1d(clt_context *ctx, int64_t n)
-{
-    clt_tensor *t = NULL;
-    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
-    TU_OK(clt_tensor_fill_uniform(t, tu_rng_next(), 0.0f, 1.0f));
-    return t;
-}
-
 /* More (op, impl) pairs than CLT_PROFILE_MAX_ROWS: the last row, "(other)", takes the rest. Markers
  * stand in for commands, recorded through the internal hook under made-up names. */
 START_TEST(rows_overflow_into_other)
 {
     enum { PAIRS = CLT_PROFILE_MAX_ROWS + 40 };
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     for (int i = 0; i < PAIRS; i++) {
         cl_event ev = NULL;
         ck_assert_int_eq(clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &ev), CL_SUCCESS);
@@ -69,7 +53,7 @@ START_TEST(off_is_unsupported)
     clt_context_options_init(&o);
     o.profiler = -1;
     clt_context *ctx = tu_context_with(&o);
-    clt_tensor *x = tensor_1d(ctx, 5);
+    clt_tensor *x = tu_uniform_1d(ctx, 5);
     TU_OK(clt_add(x, x, x));
     clt_profile_entry e;
     clt_profile_stats st;
@@ -101,7 +85,7 @@ START_TEST(bad_arguments)
     TU_EXPECT_MESSAGE(clt_last_error(NULL), "clt_profile_collect");
     size_t n = 0;
     TU_EXPECT_STATUS(clt_profile_get(NULL, NULL, 0, &n), CLT_ERR_INVALID_ARGUMENT);
-    clt_context *ctx = profiled_context();
+    clt_context *ctx = tu_profiled_context();
     TU_EXPECT_STATUS(clt_profile_get(ctx, NULL, 0, NULL), CLT_ERR_INVALID_ARGUMENT);
     TU_EXPECT_MESSAGE(clt_last_error(ctx), "count");
     TU_EXPECT_STATUS(clt_profile_get(ctx, NULL, 4, &n), CLT_ERR_INVALID_ARGUMENT);

@@ -153,3 +153,14 @@ void ew_expect_error(const char *what, clt_status got, clt_status want, const cl
         free(after);
     }
 }
+
+clt_expr *ew_fma_relu(int *root)
+{
+    clt_expr *e = NULL;
+    TU_OK(clt_expr_create(&e));
+    int a = clt_expr_input(e, 0), b = clt_expr_input(e, 1), c = clt_expr_input(e, 2);
+    *root = clt_expr_unary(e, CLT_RELU,
+                           clt_expr_binary(e, CLT_ADD, clt_expr_binary(e, CLT_MUL, a, b), c), -1);
+    ck_assert_int_ge(*root, 0);
+    return e;
+}

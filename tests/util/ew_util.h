@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "cltensor.h"
+#include "cltensor_ops.h"
 
 /* A shape: ndim and dims (ndim 0 = a 0-d scalar tensor). */
 typedef struct ew_shape {
@@ -63,5 +64,8 @@ void ew_expect_error(const char *what, clt_status got, clt_status want, const cl
         ew_expect_error(#call, st_, want, ctx, who, out, before_);                                 \
         free(before_);                                                                             \
     } while (0)
+
+/* relu(a*b + c) over inputs 0, 1, 2 (the chain_relu_mul_add expression); *root = its node. */
+clt_expr *ew_fma_relu(int *root);
 
 #endif

@@ -156,3 +156,19 @@ uint64_t tu_launches(clt_context *ctx, const char *op, const char *impl)
             count += rows[i].count;
     return count;
 }
+
+clt_context *tu_profiled_context(void)
+{
+    clt_context_options o;
+    clt_context_options_init(&o);
+    o.profiler = 1;
+    return tu_context_with(&o);
+}
+
+clt_tensor *tu_uniform_1d(clt_context *ctx, int64_t n)
+{
+    clt_tensor *t = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
+    TU_OK(clt_tensor_fill_uniform(t, tu_rng_next(), 0.0f, 1.0f));
+    return t;
+}

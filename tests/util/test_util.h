@@ -53,6 +53,11 @@ void tu_random_bytes(void *x, size_t n);
 /* Set every byte of t to 0xFF (a NaN pattern for floats) so unwritten outputs fail comparisons. */
 void tu_poison(clt_tensor *t);
 
+/* A context on the test device with the profiler on. */
+clt_context *tu_profiled_context(void);
+/* A 1-D f32 tensor of n elements, uniform in [0, 1) from the test's random stream. */
+clt_tensor *tu_uniform_1d(clt_context *ctx, int64_t n);
+
 /* Launches the profiler recorded on ctx (a context with the profiler on; collects first) whose
  * implementation name contains impl, of the public call op (NULL: any). */
 uint64_t tu_launches(clt_context *ctx, const char *op, const char *impl);
