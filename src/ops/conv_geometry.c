@@ -103,14 +103,20 @@ clt_status clt__conv_shape4(const clt_context *ctx, const char *who, const char 
 clt_status clt__conv_check_tensor(const clt_context *ctx, const char *who, const char *name,
                                   const clt_tensor *t, const int64_t shape[4])
 {
+    return clt__check_tensor4(ctx, who, name, t, CLT_F32, shape);
+}
+
+clt_status clt__check_tensor4(const clt_context *ctx, const char *who, const char *name,
+                              const clt_tensor *t, clt_dtype dtype, const int64_t shape[4])
+{
     if (!t)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", who, name);
     if (t->ctx != ctx)
         return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: %s belongs to another context", who,
                          name);
-    if (t->dtype != CLT_F32)
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32", who, name,
-                         clt_dtype_name(t->dtype));
+    if (t->dtype != dtype)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected %s", who, name,
+                         clt_dtype_name(t->dtype), clt_dtype_name(dtype));
     char want[96];
     shape_text(shape, want, sizeof want);
     if (t->ndim != 4 || memcmp(t->shape, shape, 4 * sizeof shape[0]) != 0) {

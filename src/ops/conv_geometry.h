@@ -27,6 +27,9 @@ clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const in
 /* t is non-NULL, of ctx, f32 and exactly [s0, s1, s2, s3] (`name` in messages). */
 clt_status clt__conv_check_tensor(const clt_context *ctx, const char *who, const char *name,
                                   const clt_tensor *t, const int64_t shape[4]);
+/* The same for any dtype (pooling's i32 indices). */
+clt_status clt__check_tensor4(const clt_context *ctx, const char *who, const char *name,
+                              const clt_tensor *t, clt_dtype dtype, const int64_t shape[4]);
 
 /* t (non-NULL) is a 4-D tensor: copy its shape into s, else CLT_ERR_INVALID_SHAPE. */
 clt_status clt__conv_shape4(const clt_context *ctx, const char *who, const char *name,

@@ -74,27 +74,7 @@ clt_status clt_pool2d_output_shape(const int64_t x_shape[4], const clt_pool2d_pa
 clt_status clt__pool_check_indices(const clt_context *ctx, const char *who, const clt_tensor *t,
                                    const int64_t shape[4])
 {
-    if (!t)
-        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: indices is NULL", who);
-    if (t->ctx != ctx)
-        return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: indices belongs to another context",
-                         who);
-    if (t->dtype != CLT_I32)
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: indices is %s, expected i32", who,
-                         clt_dtype_name(t->dtype));
-    if (t->ndim != 4 || memcmp(t->shape, shape, 4 * sizeof shape[0]) != 0) {
-        char got[160] = "[";
-        for (int i = 0; i < t->ndim; i++) {
-            size_t l = strlen(got);
-            snprintf(got + l, sizeof got - l, "%s%lld", i ? ", " : "", (long long)t->shape[i]);
-        }
-        strncat(got, "]", sizeof got - strlen(got) - 1);
-        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE,
-                         "%s: indices is %s, expected [%lld, %lld, %lld, %lld]", who, got,
-                         (long long)shape[0], (long long)shape[1], (long long)shape[2],
-                         (long long)shape[3]);
-    }
-    return CLT_SUCCESS;
+    return clt__check_tensor4(ctx, who, "indices", t, CLT_I32, shape);
 }
 
 clt_status clt__pool_check_overlap(const clt_context *ctx, const char *who, const clt_tensor *a,
