@@ -15,6 +15,11 @@ cl_int16 clt__convb_geom_arg(const clt__conv_geom *g);
 /* The output side of a grad-weight GEMM batched over groups (call after the A and B strides are
  * set): C = dw (Co_g x Ci_g*Kh*Kw per group), no bias or activation; strides 0 for one group. */
 void clt__convb_dw_target(clt__gemm_problem *p, const clt__conv_geom *g, const clt_tensor *dw);
+/* Image n's share of dw: dw (beta 0 for n = 0, else 1) += dy[n] * col^T, col = that image's
+ * im2col (Ci*Kh*Kw x Ho*Wo) at col_off floats into col; our GEMM, or CLBlast's (clblast = 1). */
+clt_status clt__convb_dw_image(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                               int64_t n, cl_mem col, uint64_t col_off, clt_tensor *dw, int clblast,
+                               const char *who);
 
 /* Slot 2 with at least data_bytes after the counter head (zeroed when the buffer is new). */
 clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out);

@@ -82,20 +82,11 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
     if ((st = col_kernel(ctx, "conv_im2col", g, x->storage->mem, x->offset / sizeof(float), col,
                          HEAD_ELEMS, col_elems(g), who)))
         return st;
-    int64_t kk = g->kh * g->kw, hw = g->ho * g->wo, cols = g->ci_g * kk;
-    for (int64_t n = 0; n < g->n; n++) {
-        clt__gemm_problem p = {0};
-        p.ta = CLT_NO_TRANS, p.tb = CLT_TRANS;
-        p.m = g->co_g, p.n = cols, p.k = hw;
-        p.alpha = 1.0f, p.beta = n ? 1.0f : 0.0f;
-        p.a = dy->storage->mem, p.a_off = dy->offset / sizeof(float) + (uint64_t)(n * g->co * hw);
-        p.lda = hw, p.a_stride = g->co_g * hw;
-        p.b = col, p.b_off = HEAD_ELEMS + (uint64_t)(n * g->ci * kk * hw), p.ldb = hw;
-        p.b_stride = cols * hw;
-        clt__convb_dw_target(&p, g, dw);
-        if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
+    const uint64_t per_image = (uint64_t)(g->ci * g->kh * g->kw * g->ho * g->wo);
+    for (int64_t n = 0; n < g->n; n++)
+        if ((st = clt__convb_dw_image(ctx, g, dy, n, col, HEAD_ELEMS + (uint64_t)n * per_image, dw,
+                                      clblast, who)) != CLT_SUCCESS)
             return st;
-    }
     return CLT_SUCCESS;
 }
 

@@ -69,8 +69,7 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
 clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *x, clt_tensor *dw, const char *who)
 {
-    const int64_t kk = g->kh * g->kw, hw = g->ho * g->wo, cols = g->ci_g * kk;
-    const int64_t per_image = g->ci * kk * hw;
+    const int64_t per_image = g->ci * g->kh * g->kw * g->ho * g->wo;
     if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
         return CLT_ERR_UNSUPPORTED;
     int64_t chunk = (int64_t)(clt__conv_cpu_chunk_bytes / ((uint64_t)per_image * sizeof(float)));
@@ -87,19 +86,10 @@ clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, cons
         int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk;
         if ((st = clt__conv2d_im2col(ctx, &q, col, img0, cnt, who)))
             return st;
-        for (int64_t i = 0; i < cnt; i++) {
-            int64_t n = img0 + i;
-            clt__gemm_problem p = {0};
-            p.ta = CLT_NO_TRANS, p.tb = CLT_TRANS;
-            p.m = g->co_g, p.n = cols, p.k = hw;
-            p.alpha = 1.0f, p.beta = n ? 1.0f : 0.0f;
-            p.a = dy->storage->mem, p.a_off = dy->offset / sizeof(float) + (uint64_t)(n * g->co * hw);
-            p.lda = hw, p.a_stride = g->co_g * hw;
-            p.b = col, p.b_off = (uint64_t)(i * per_image), p.ldb = hw, p.b_stride = cols * hw;
-            clt__convb_dw_target(&p, g, dw);
-            if ((st = clt__gemm_tiled(ctx, &p, who)) != CLT_SUCCESS)
+        for (int64_t i = 0; i < cnt; i++)
+            if ((st = clt__convb_dw_image(ctx, g, dy, img0 + i, col, (uint64_t)(i * per_image), dw,
+                                          0, who)) != CLT_SUCCESS)
                 return st;
-        }
     }
     return CLT_SUCCESS;
 }

@@ -48,6 +48,22 @@ void clt__convb_dw_target(clt__gemm_problem *p, const clt__conv_geom *g, const c
     p->bias_mode = CLT_BIAS_NONE, p->act = CLT_IDENTITY;
 }
 
+clt_status clt__convb_dw_image(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                               int64_t n, cl_mem col, uint64_t col_off, clt_tensor *dw, int clblast,
+                               const char *who)
+{
+    const int64_t hw = g->ho * g->wo, cols = g->ci_g * g->kh * g->kw;
+    clt__gemm_problem p = {0};
+    p.ta = CLT_NO_TRANS, p.tb = CLT_TRANS;
+    p.m = g->co_g, p.n = cols, p.k = hw;
+    p.alpha = 1.0f, p.beta = n ? 1.0f : 0.0f;
+    p.a = dy->storage->mem, p.a_off = dy->offset / sizeof(float) + (uint64_t)(n * g->co * hw);
+    p.lda = hw, p.a_stride = g->co_g * hw;
+    p.b = col, p.b_off = col_off, p.ldb = hw, p.b_stride = cols * hw;
+    clt__convb_dw_target(&p, g, dw);
+    return (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who);
+}
+
 clt_status clt__convb_workspace(clt_context *ctx, size_t data_bytes, const char *who, cl_mem *out)
 {
     return clt__workspace_get_counted(ctx, CLT__CONVB_WS_SLOT, CLT__CONVB_COUNTERS * sizeof(cl_uint),
