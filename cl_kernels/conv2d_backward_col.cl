@@ -129,8 +129,6 @@ __kernel void conv_flip_weights(__global const float *w, __global float *wf, int
         dst[-t] = src[t];
 }
 
-#define DW_TAPS 8 /* conv_dw_columns: taps loaded at once */
-
 __kernel void conv_dw_columns(__global const float *x, __global const float *dy, __global float *ws,
                               int16 G, ulong4 OFF)
 {
@@ -146,26 +144,12 @@ __kernel void conv_dw_columns(__global const float *x, __global const float *dy,
     const int oy = p / WO, ox = p - oy * WO, iy0 = oy * SH - PT, ix0 = ox * SW - PL;
     __global const float *xp = x + OFF.s0 + ((ulong)n * CI + c) * H * W;
     __global float *out = ws + (ulong)c * (KH * KW) * OFF.s3 + k;
-    /* Taps in batches of DW_TAPS: the batch's loads are independent and issue together, then
-     * the stores (a plain tap loop waited for each load before the next: 49 round trips per item
-     * for a 7x7 kernel). (ky, kx) advance by increments, no division per tap. */
-    const int kk = KH * KW;
-    int ky = 0, kx = 0;
-    for (int t0 = 0; t0 < kk; t0 += DW_TAPS) {
-        float v[DW_TAPS];
-#pragma unroll
-        for (int u = 0; u < DW_TAPS; u++) {
-            const int iy = iy0 + ky * DH, ix = ix0 + kx * DW;
-            v[u] = t0 + u < kk && iy >= 0 && iy < H && ix >= 0 && ix < W ? xp[(ulong)iy * W + ix]
-                                                                         : 0.0f;
-            if (++kx == KW) {
-                kx = 0;
-                ky++;
-            }
+    for (int ky = 0; ky < KH; ky++) {
+        const int iy = iy0 + ky * DH;
+        const int row_in = iy >= 0 && iy < H;
+        for (int kx = 0; kx < KW; kx++, out += OFF.s3) {
+            const int ix = ix0 + kx * DW;
+            *out = row_in && ix >= 0 && ix < W ? xp[(ulong)iy * W + ix] : 0.0f;
         }
-#pragma unroll
-        for (int u = 0; u < DW_TAPS; u++)
-            if (t0 + u < kk)
-                out[(ulong)(t0 + u) * OFF.s3] = v[u];
     }
 }

@@ -58,8 +58,8 @@
 #ifndef SPLITK
 #define SPLITK 0
 #endif
-#ifndef SPLIT_SUM_BATCH
-#define SPLIT_SUM_BATCH 4 /* pieces whose partials the last group loads at once */
+#ifndef SPLIT_SUM_PIECE_OUTER
+#define SPLIT_SUM_PIECE_OUTER 1 /* the last group's sum of the pieces: piece-outer loop (0: value-outer) */
 #endif
 #define SPLIT_COUNTERS 4096 /* tiles * batch of a split launch: the host keeps to it */
 
@@ -261,46 +261,49 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
         if (!*last)
             return;
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-        /* Piece-outer, four pieces' loads in flight at a time: the loads of a piece are
-         * independent, so four pieces cost about one round trip to L2 (a value-outer loop paid one
-         * per value and piece: volatile loads stay in program order, so the compiler could not
-         * interchange the loops). This group's own piece is read back too (written above, fenced):
-         * the additions run in piece order whoever finishes last, so the result is deterministic. */
+#if SPLIT_SUM_PIECE_OUTER
+        /* Piece by piece, all of the item's values at once: the loads of one piece are independent,
+         * so a piece costs one round trip to L2, not one per value (volatile loads stay in program
+         * order, which ruled out the compiler interchanging the loops). Same order of additions per
+         * value as below, so the same result. */
         float sum[WPTM][WPTN];
 #pragma unroll
         for (int i = 0; i < WPTM; i++)
 #pragma unroll
             for (int j = 0; j < WPTN; j++)
                 sum[i][j] = 0.0f;
-        int q = 0;
-        for (; q + SPLIT_SUM_BATCH <= pieces; q += SPLIT_SUM_BATCH) {
-            float v[SPLIT_SUM_BATCH][WPTM][WPTN];
-#pragma unroll
-            for (int u = 0; u < SPLIT_SUM_BATCH; u++)
+        for (int q = 0; q < pieces; q++) {
+            __global volatile float *pq = part + (ulong)q * (MWG * NWG) + lid;
+            if (q == piece) {
 #pragma unroll
                 for (int i = 0; i < WPTM; i++)
 #pragma unroll
                     for (int j = 0; j < WPTN; j++)
-                        v[u][i][j] = part[(ulong)(q + u) * (MWG * NWG) + (i * WPTN + j) * WG + lid];
-#pragma unroll
-            for (int u = 0; u < SPLIT_SUM_BATCH; u++)
+                        sum[i][j] += acc[i][j];
+            } else {
 #pragma unroll
                 for (int i = 0; i < WPTM; i++)
 #pragma unroll
                     for (int j = 0; j < WPTN; j++)
-                        sum[i][j] += v[u][i][j];
+                        sum[i][j] += pq[(i * WPTN + j) * WG];
+            }
         }
-        for (; q < pieces; q++)
-#pragma unroll
-            for (int i = 0; i < WPTM; i++)
-#pragma unroll
-                for (int j = 0; j < WPTN; j++)
-                    sum[i][j] += part[(ulong)q * (MWG * NWG) + (i * WPTN + j) * WG + lid];
 #pragma unroll
         for (int i = 0; i < WPTM; i++)
 #pragma unroll
             for (int j = 0; j < WPTN; j++)
                 acc[i][j] = sum[i][j];
+#else
+#pragma unroll
+        for (int i = 0; i < WPTM; i++)
+#pragma unroll
+            for (int j = 0; j < WPTN; j++) {
+                float sum = 0.0f;
+                for (int q = 0; q < pieces; q++)
+                    sum += q == piece ? acc[i][j] : part[(ulong)q * (MWG * NWG) + (i * WPTN + j) * WG + lid];
+                acc[i][j] = sum;
+            }
+#endif
         if (lid == 0)
             atomic_xchg(ws + tile, 0u); /* ready for the next launch */
     }
