@@ -228,17 +228,22 @@ conv_bwd_weight_tiled(__global const float *dy, __global const float *x, __globa
             acc[a][b] = 0.0f;
     const int tm = lid / NDIM, tn = lid % NDIM;
 
-    for (long k0 = kbeg; k0 < kend; k0 += TK) {
-        long ka = k0 + akr;
-        int ok = ka < kend;
-        long n = ok ? ka / hw : 0;
-        long r = ka - n * hw;
+    /* This item's k = (n, oy, ox) advances by TK per step: divisions once here, then increments
+     * (64-bit divisions per step cost more instructions than the step's multiply-adds). */
+    long ka = kbeg + akr;
+    int n = (int)(min(ka, K - 1) / hw), oy, ox;
+    {
+        const int r0 = (int)(min(ka, K - 1) - (long)n * hw);
+        oy = r0 / WO;
+        ox = r0 - oy * WO;
+    }
+    for (long k0 = kbeg; k0 < kend; k0 += TK, ka += TK) {
+        const int ok = ka < kend, r = oy * WO + ox;
         ulong dyb = OFF.s0 + ((ulong)n * CO + (ulong)grp * cog) * hw + r;
         for (int t = 0; t < LA; t++) {
             int m = m0 + am + t * (WG / TK);
             As[akr][am + t * (WG / TK)] = ok && m < cog ? dy[dyb + (ulong)m * hw] : 0.0f;
         }
-        int oy = (int)(r / WO), ox = (int)(r % WO);
         ulong xn = OFF.s1 + (ulong)n * CI * H * W;
         for (int t = 0; t < LB; t++) {
             int iy = oy * SH + iy0[t], ix = ox * SW + ix0[t];
@@ -246,6 +251,13 @@ conv_bwd_weight_tiled(__global const float *dy, __global const float *x, __globa
             if (ok && bok[t] && iy >= 0 && iy < H && ix >= 0 && ix < W)
                 v = x[xn + xb[t] + (ulong)iy * W + ix];
             Bs[bkr][bcl + t * (WG / TK)] = v;
+        }
+        for (ox += TK; ox >= WO;) { /* next k: TK further */
+            ox -= WO;
+            if (++oy == HO) {
+                oy = 0;
+                n++;
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         for (int kk = 0; kk < TK; kk++) {
@@ -277,13 +289,16 @@ conv_bwd_weight_tiled(__global const float *dy, __global const float *x, __globa
         if (!last)
             return; /* uniform across the group */
         mem_fence(CLK_GLOBAL_MEM_FENCE);
+        /* chunk-outer: all of the item's values of one chunk at once (one L2 round trip per
+         * chunk; volatile loads keep program order, so the compiler cannot reorder a value-outer
+         * loop); additions in chunk order per value */
         for (int i = 0; i < RM; i++)
-            for (int j = 0; j < RN; j++) {
-                float s = 0.0f;
-                for (int c = 0; c < S; c++)
-                    s += part[(ulong)c * TM * TN + (i * RN + j) * WG + lid];
-                acc[i][j] = s;
-            }
+            for (int j = 0; j < RN; j++)
+                acc[i][j] = 0.0f;
+        for (int c = 0; c < S; c++)
+            for (int i = 0; i < RM; i++)
+                for (int j = 0; j < RN; j++)
+                    acc[i][j] += part[(ulong)c * TM * TN + (i * RN + j) * WG + lid];
         if (lid == 0)
             atomic_xchg(&ws[tile], 0u); /* ready for the next launch */
     }

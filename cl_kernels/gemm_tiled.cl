@@ -58,9 +58,6 @@
 #ifndef SPLITK
 #define SPLITK 0
 #endif
-#ifndef SPLIT_SUM_PIECE_OUTER
-#define SPLIT_SUM_PIECE_OUTER 1 /* the last group's sum of the pieces: piece-outer loop (0: value-outer) */
-#endif
 #define SPLIT_COUNTERS 4096 /* tiles * batch of a split launch: the host keeps to it */
 
 #define WG (MDIMC * NDIMC)
@@ -261,11 +258,10 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
         if (!*last)
             return;
         mem_fence(CLK_GLOBAL_MEM_FENCE);
-#if SPLIT_SUM_PIECE_OUTER
         /* Piece by piece, all of the item's values at once: the loads of one piece are independent,
          * so a piece costs one round trip to L2, not one per value (volatile loads stay in program
-         * order, which ruled out the compiler interchanging the loops). Same order of additions per
-         * value as below, so the same result. */
+         * order, which ruled out the compiler interchanging the loops). Additions in piece order
+         * per value, whoever finishes last: deterministic. */
         float sum[WPTM][WPTN];
 #pragma unroll
         for (int i = 0; i < WPTM; i++)
@@ -293,17 +289,6 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
 #pragma unroll
             for (int j = 0; j < WPTN; j++)
                 acc[i][j] = sum[i][j];
-#else
-#pragma unroll
-        for (int i = 0; i < WPTM; i++)
-#pragma unroll
-            for (int j = 0; j < WPTN; j++) {
-                float sum = 0.0f;
-                for (int q = 0; q < pieces; q++)
-                    sum += q == piece ? acc[i][j] : part[(ulong)q * (MWG * NWG) + (i * WPTN + j) * WG + lid];
-                acc[i][j] = sum;
-            }
-#endif
         if (lid == 0)
             atomic_xchg(ws + tile, 0u); /* ready for the next launch */
     }
