@@ -257,14 +257,6 @@ static clt_status set_args(arg_writer *w, const clt__expr_plan *p,
  * float8 kernel. */
 static int64_t stream_bytes_override = -1;
 
-/* Flat GPU kernels loading two float4s per iteration (expr_codegen.c gen_flat). Experiment switch
- * for A/B runs: CLT_EW_PAIRS=1 (read per call). */
-static int gpu_pairs(void)
-{
-    const char *e = getenv("CLT_EW_PAIRS");
-    return e && !strcmp(e, "1");
-}
-
 void clt__expr_set_stream_bytes(int64_t bytes)
 {
     stream_bytes_override = bytes;
@@ -356,12 +348,7 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
     /* The layout is in the options (and so in the cache key), not in the structure key. */
     static const char vec_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC);
     static const char stream_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC) " -DCLT_EW_NT=1";
-    static const char pairs_opt[] = "-DCLT_EW_PAIRS=1";
-    int pairs = !plan.vec && plan.flat && gpu_pairs();
-    const char *base = pairs      ? pairs_opt
-                       : !plan.vec ? ""
-                       : use_streaming_stores(ctx, &plan) ? stream_opt
-                                                          : vec_opt;
+    const char *base = !plan.vec ? "" : use_streaming_stores(ctx, &plan) ? stream_opt : vec_opt;
     const char *extra = getenv("CLT_EW_KERNEL_OPTS"); /* experiment switch: extra -D for A/B runs */
     char options[160];
     snprintf(options, sizeof options, "%s %s", base, extra ? extra : "");
@@ -377,8 +364,7 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
         return st;
     if (plan.vec)
         return clt__launch_1d_group(ctx, kernel, (plan.n + CPU_VEC - 1) / CPU_VEC, CPU_GROUP, who);
-    /* both GPU layouts take 4 elements per iteration; the flat one 8 with pairs */
-    uint64_t items = pairs ? (plan.n + 7) / 8 : (plan.n + 3) / 4;
+    uint64_t items = (plan.n + 3) / 4; /* both GPU layouts take 4 elements per iteration */
     return clt__launch_1d(ctx, kernel, items, who);
 }
 
