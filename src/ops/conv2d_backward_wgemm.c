@@ -7,7 +7,8 @@
  *   2. clt__gemm_tiled (ours, not CLBlast) with A = dyT, B = col (tb = CLT_TRANS: rows contiguous
  *      along k), C = dW, beta 0, batch = groups; it splits K itself when the tile grid is small.
  *      On 132 CUs: M=64 N=576 K=25088 -> 64x64 tiles, 9 tiles x 59 pieces of 432 (531 groups);
- *      M=64 N=147 K=100352 -> 64x64, 3 tiles x 64 pieces (MAX_PIECES) of 1568 (192 groups).
+ *      M=64 N=147 K=100352 -> 64x32 (least padding for a reduction-shaped product), 5 tiles x
+ *      105 pieces of 960 (525 groups).
  * A chunk of one image needs no dy copy (A = dy), and a 1x1 / stride 1 / no padding one no
  * columns either (B = x). The buffers live in workspace slot 1 (conv forward's columns: the only
  * other work of this call is the GEMM, whose split-K partials are in slot 4; the CPU grad-weight

@@ -29,6 +29,7 @@ static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c
 }
 
 /* The automatic choice, from H200 measurements (split K, ours, in us):
+ *   grad-weight 64 x 147 x 100352: 64x64 x128 182.2, 64x32 x128 171.8, 32x32 x64 183.2;
  *   512^3: 32x32 unsplit 27.5, 64x64 x3 25.3, x8 21.0, 128x128 x8 56.7;
  *   256x1024x1024: 32x32 unsplit 49.0, 64x64 x12 39.7, 128x128 x9 64.7;
  *   1000x128x128: 32x32 unsplit (128 groups) 8.7, split in 2 11.2.
@@ -47,6 +48,28 @@ static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg 
     return 2 * (uint64_t)p->m * (uint64_t)p->n < covered;
 }
 #define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
+/* A product that is mostly reduction (k >= 16 max(m, n): grad-weight GEMMs) spends nearly all its
+ * time in the split tiles, padding included: among the split candidates from `from` on with 64 or
+ * more rows per tile, the one covering m x n with the least area (ties: the bigger tile). */
+static int reduction_shaped(const clt__gemm_problem *p)
+{
+    return p->k >= 16 * (p->m > p->n ? p->m : p->n);
+}
+static uint64_t covered_area(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
+{
+    return (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
+           (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
+}
+static int least_padding(const clt_context *ctx, const clt__gemm_problem *p,
+                         const clt__gemm_table *t, int from)
+{
+    int best = from;
+    for (int j = from + 1; j < t->n_tiled; j++)
+        if (t->tiled[j].mwg >= 64 && clt__gemm_tiled_fits(ctx, &t->tiled[j]) &&
+            covered_area(p, &t->tiled[j]) < covered_area(p, &t->tiled[best]))
+            best = j;
+    return best;
+}
 int clt__gemm_choose_tiled(const clt_context *ctx, const clt__gemm_problem *p,
                            const clt__gemm_table *t, int *pieces)
 {
@@ -62,10 +85,11 @@ int clt__gemm_choose_tiled(const clt_context *ctx, const clt__gemm_problem *p,
         if (groups >= cus && !(i + 1 < t->n_tiled && mostly_padding(p, c)))
             return i;
         if (c->mwg * c->nwg < SPLIT_MAX_TILE && 2 * groups < cus) {
-            int q = split_pieces(p, c, SPLIT_GROUPS_PER_CU * cus);
-            if (groups * (uint64_t)q >= cus) {
+            int pick = reduction_shaped(p) ? least_padding(ctx, p, t, i) : i;
+            int q = split_pieces(p, &t->tiled[pick], SPLIT_GROUPS_PER_CU * cus);
+            if (clt__gemm_tile_groups(p, &t->tiled[pick]) * (uint64_t)q >= cus) {
                 *pieces = q;
-                return i;
+                return pick;
             }
         }
     }

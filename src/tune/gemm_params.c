@@ -5,7 +5,9 @@
  *   8192^3 25057 vs 26453; 128x256 with 8x16 per item 3418 / 27135 (KWG 8), 3250 / 25307 (KWG 16);
  *   KWG 32 single-buffered, 8x16 or 16x8 items on 128x128 all slower. Its grid needs big shapes
  *   (2048^3: 128 groups < 132 SMs, 605 us), so 128x128 follows for those, then smaller tiles
- *   for shapes whose 128x128 grid would not fill the SMs.
+ *   for shapes whose 128x128 grid would not fill the SMs. 64x32 (16x8 items of 4x4) serves
+ *   split products whose n is no multiple of 64: the 7x7 stem's grad-weight (64 x 147, k = 100352)
+ *   ran 171.8-172.2 us on it with 128 pieces, 182.2 on 64x64 tiles.
  * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same 8x8-per-item shape (4 waves per group,
  *   <= 128 VGPRs for two groups per CU), then 64x64 and 32x32 for small grids.
  * - CPU (POCL): the CPU-style kernel (DESIGN.md section 6), 6 rows x float16 per item (12 of the 16
@@ -21,10 +23,11 @@
 #include "tune/tuning_file.h"
 
 static const clt__gemm_table nvidia_table = {
-    "nvidia", 0, 4,
+    "nvidia", 0, 5,
     {{256, 128, 8, 16, 16, 4, 1},
      {128, 128, 16, 16, 16, 4, 1},
      {64, 64, 16, 16, 16, 4, 1},
+     {64, 32, 16, 16, 8, 4, 1},
      {32, 32, 16, 8, 8, 4, 1}},
     {4, 16, 8}, 32, 8, 32, 8, 262144.0, 8,
 };

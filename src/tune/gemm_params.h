@@ -18,7 +18,7 @@ typedef struct clt__gemm_cpu_cfg {
     int rpi, nv, local;
 } clt__gemm_cpu_cfg;
 
-#define CLT_GEMM_MAX_TILED_CFGS 4
+#define CLT_GEMM_MAX_TILED_CFGS 5
 
 typedef struct clt__gemm_table {
     const char *name;        /* "nvidia", "amd", "cpu", "default" */
