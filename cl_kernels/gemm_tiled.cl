@@ -16,7 +16,11 @@
  * batch), local (WG, 1, 1) with WG = MDIMC * NDIMC.
  *
  * Split K (-DSPLITK=1, for grids too small to fill the device): grid dimension 2 is batch * pieces;
- * piece q multiplies k in [q * chunk, (q + 1) * chunk) (chunk = split.y, a multiple of KWG), writes
+ * split = (pieces, chunk, ppseg, kseg, ashift, -, -, -): piece q multiplies k in [q * chunk,
+ * (q + 1) * chunk) (chunk a multiple of KWG); with ppseg > 0, A's k runs in segments of kseg (the
+ * images of a grad-weight product, A = dy), ppseg pieces per segment, segment s's elements
+ * s * ashift further than one run would put them, and piece q covers [s * kseg + (q % ppseg) *
+ * chunk, ..) within segment s = q / ppseg. Each piece writes
  * its register tile to the workspace ws (coalesced: element (i, j) of item lid at (i*WPTN + j)*WG +
  * lid), fences, and bumps its tile's counter; the group that brings it to `pieces` adds the pieces
  * in piece order (deterministic: the same sum whoever finishes last), runs the epilogue and resets
@@ -149,8 +153,8 @@ inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int l
 }
 
 #if SPLITK /* kernel arguments, body arguments (local memory lives at kernel scope), passing */
-#define SPLIT_ARGS , __global uint *ws, int2 split
-#define SPLIT_BODY_ARGS , __global uint *ws, int2 split, __local int *last
+#define SPLIT_ARGS , __global uint *ws, int8 split
+#define SPLIT_BODY_ARGS , __global uint *ws, int8 split, __local int *last
 #define SPLIT_LOCAL __local int split_last;
 #define SPLIT_PASS , ws, split, &split_last
 #else
@@ -164,10 +168,18 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
                             __local float *Bs SPLIT_BODY_ARGS)
 {
 #if SPLITK
-    const int pieces = split.x, piece = get_global_id(2) % pieces;
-    const int kbeg = piece * split.y;
+    const int pieces = split.s0, piece = get_global_id(2) % pieces;
     GEMM_SETUP(get_global_id(2) / pieces);
-    const int kend = min(K, kbeg + split.y);
+    int kbeg, kend;
+    if (split.s2 > 0) { /* A in k segments: split.s2 pieces per segment of split.s3 values of k */
+        const int seg = piece / split.s2;
+        kbeg = seg * split.s3 + (piece - seg * split.s2) * split.s1;
+        kend = min(min(K, (seg + 1) * split.s3), kbeg + split.s1);
+        A += (ulong)seg * (ulong)split.s4; /* segment seg's elements, addressed by the global k */
+    } else {
+        kbeg = piece * split.s1;
+        kend = min(K, kbeg + split.s1);
+    }
 #else
     const int kbeg = 0;
     GEMM_SETUP(get_global_id(2));

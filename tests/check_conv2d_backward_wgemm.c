@@ -3,7 +3,8 @@
  * the native POCL profile the switch forces it too), against the double reference on fresh random
  * data: batch 1 and 3, groups 1 and 2, stride 1/2, dilation 2, asymmetric padding, kernel 1/3/5,
  * odd H/W, channels 1, 3, 5, 17; whole batch, one- and two-image chunks (a lowered column cap);
- * our GEMM split in K over a grouped batch. The profiler's launch counts show which path ran (two
+ * our GEMM split in K over a grouped batch; on the gfx902 profile, dy read in place across images
+ * (k segments, with and without float4 loads). The profiler's launch counts show which path ran (two
  * launches per chunk; none for the dy copy or columns where the operands are dy and x themselves).
  *
  * Tolerance: dw within 2e-5 * scale (scale = sum of |terms| per element; float sums of at most
@@ -33,6 +34,9 @@ static const int cases[][16] = {
     {3, 17, 5, 9, 11, 3, 5, 2, 1, 2, 1, 0, 2, 3, 1, 1},
     {1, 6, 34, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
     {3, 1, 3, 5, 3, 3, 3, 1, 2, 2, 1, 2, 1, 0, 1, 1},
+    /* Ho*Wo a multiple of 4: dy read in place with float4 loads across images (k segments) */
+    {3, 6, 10, 8, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+    {3, 8, 12, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
 };
 #define N_CASES (int)(sizeof cases / sizeof cases[0])
 

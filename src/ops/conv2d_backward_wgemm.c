@@ -2,8 +2,10 @@
  *   dW_g (Cog x Cig*Kh*Kw) = dyT_g (Cog x K) * col_g^T,  K = N * Ho * Wo, k = n * Ho * Wo + p,
  * in two launches instead of one GEMM per image (each launch costs ~5.5 us of host time on NVIDIA,
  * and per-image products are too small to fill 132 SMs):
- *   1. conv_dw_columns (cl_kernels/conv2d_backward_col.cl): col[(c, ky, kx)][k] and, in the same
- *      launch, dyT[co][k] = dy[n][co][p], rows padded to a multiple of 4 (vector loads);
+ *   1. conv_dw_columns (cl_kernels/conv2d_backward_col.cl): col[(c, ky, kx)][k], rows padded to
+ *      a multiple of 4 (vector loads); on CPU devices, in the same launch, dyT[co][k] = dy[n][co][p]
+ *      (GPU classes read dy in place: A in k segments of Ho*Wo, one per image, which our split
+ *      tiled kernel walks; the stem's copy was 25.7 MB written and read again);
  *   2. clt__gemm_tiled (ours, not CLBlast) with A = dyT, B = col (tb = CLT_TRANS: rows contiguous
  *      along k), C = dW, beta 0, batch = groups; it splits K itself when the tile grid is small.
  *      On 132 CUs: M=64 N=576 K=25088 -> 64x64 tiles, 9 tiles x 59 pieces of 432 (531 groups);
@@ -58,22 +60,30 @@ static int64_t round4(int64_t v)
     return (v + 3) / 4 * 4;
 }
 
-/* Workspace bytes for a chunk of cnt images (col rows, plus the dy copy when cnt > 1). */
-static uint64_t chunk_bytes(const clt__conv_geom *g, int64_t cnt)
+/* Whether the GEMM reads dy in place for several images (A in k segments of Ho*Wo, one per image:
+ * our split tiled kernel on GPU classes) instead of a dy copy laid out along k. */
+static int dy_in_place(const clt_context *ctx, const clt__conv_geom *g)
 {
-    uint64_t rows = (uint64_t)(g->ci * g->kh * g->kw) + (cnt > 1 ? (uint64_t)g->co : 0);
+    int64_t hw = g->ho * g->wo;
+    return !clt__cpu_style(ctx) && (int64_t)g->co * hw < INT_MAX;
+}
+
+/* Workspace bytes for a chunk of cnt images: col rows, plus a dy copy when cnt > 1 and copy_dy. */
+static uint64_t chunk_bytes(const clt__conv_geom *g, int64_t cnt, int copy_dy)
+{
+    uint64_t rows = (uint64_t)(g->ci * g->kh * g->kw) + (cnt > 1 && copy_dy ? (uint64_t)g->co : 0);
     return rows * (uint64_t)round4(cnt * g->ho * g->wo) * sizeof(float);
 }
 
 /* Images per chunk: as many as the cap allows, at least one. */
-static int64_t chunk_images(const clt__conv_geom *g)
+static int64_t chunk_images(const clt__conv_geom *g, int copy_dy)
 {
-    int64_t hw = g->ho * g->wo, per = (int64_t)chunk_bytes(g, 2) / 2, cnt = g->n;
+    int64_t hw = g->ho * g->wo, per = (int64_t)chunk_bytes(g, 2, copy_dy) / 2, cnt = g->n;
     if (per > 0 && (uint64_t)cnt > clt__convb_col_cap_bytes / (uint64_t)per)
         cnt = (int64_t)(clt__convb_col_cap_bytes / (uint64_t)per);
     if (cnt > MAX_K / hw)
         cnt = MAX_K / hw;
-    while (cnt > 1 && chunk_bytes(g, cnt) > clt__convb_col_cap_bytes)
+    while (cnt > 1 && chunk_bytes(g, cnt, copy_dy) > clt__convb_col_cap_bytes)
         cnt--; /* the row padding */
     return cnt < 1 ? 1 : cnt;
 }
@@ -82,7 +92,7 @@ int clt__convb_weight_gemm_suits(const clt__conv_geom *g)
 {
     double macs =
         (double)g->co * (double)(g->ci_g * g->kh * g->kw) * (double)g->n * (double)(g->ho * g->wo);
-    return g->co_g >= 8 && macs >= AUTO_MIN_MACS && chunk_bytes(g, 1) <= clt__convb_col_cap_bytes;
+    return g->co_g >= 8 && macs >= AUTO_MIN_MACS && chunk_bytes(g, 1, 0) <= clt__convb_col_cap_bytes;
 }
 
 /* 1x1, stride 1, no padding: one image's columns are x itself. */
@@ -92,10 +102,10 @@ static int identity_columns(const clt__conv_geom *g)
            g->pl == 0 && g->pr == 0;
 }
 
-/* Launch 1 for images [img0, img0 + cnt): col rows always, dyT rows when cnt > 1. */
+/* Launch 1 for images [img0, img0 + cnt): col rows always, dyT rows when cnt > 1 and copy_dy. */
 static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                           const clt_tensor *x, cl_mem ws, int64_t img0, int64_t cnt, int64_t ldk,
-                          const char *who)
+                          int copy_dy, const char *who)
 {
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "conv2d_backward_col", "", "conv_dw_columns", &k);
@@ -115,7 +125,7 @@ static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_t
         return st;
     size_t local = clt__fit_local(ctx, k, PREP_LOCAL);
     size_t global[3] = {((size_t)hw + local - 1) / local * local,
-                        (size_t)(g->ci + (cnt > 1 ? g->co : 0)), (size_t)cnt},
+                        (size_t)(g->ci + (cnt > 1 && copy_dy ? g->co : 0)), (size_t)cnt},
            locals[3] = {local, 1, 1};
     return clt__enqueue_kernel(ctx, k, 3, global, locals, who);
 }
@@ -123,17 +133,19 @@ static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_t
 /* Launch 2: dW (+)= A * B^T over the chunk, batched over groups. */
 static clt_status product(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                           const clt_tensor *x, clt_tensor *dw, cl_mem ws, int64_t img0, int64_t cnt,
-                          int64_t ldk, const char *who)
+                          int64_t ldk, int copy_dy, const char *who)
 {
     int64_t hw = g->ho * g->wo, cols = g->ci_g * g->kh * g->kw, rows = g->ci * g->kh * g->kw;
     clt__gemm_problem p = {0};
     p.ta = CLT_NO_TRANS, p.tb = CLT_TRANS;
     p.m = g->co_g, p.n = cols, p.k = cnt * hw;
     p.alpha = 1.0f, p.beta = img0 ? 1.0f : 0.0f;
-    if (cnt == 1) { /* dy[img0] is already Co x Ho*Wo */
+    if (cnt == 1 || !copy_dy) { /* dy[n] is already Co x Ho*Wo: image n is k segment n - img0 */
         p.a = dy->storage->mem,
         p.a_off = dy->offset / sizeof(float) + (uint64_t)(img0 * g->co * hw);
         p.lda = hw;
+        if (cnt > 1)
+            p.a_kseg = hw, p.a_kseg_stride = g->co * hw;
     } else {
         p.a = ws, p.a_off = (uint64_t)(rows * ldk), p.lda = ldk;
     }
@@ -155,12 +167,13 @@ clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, con
     int64_t hw = g->ho * g->wo;
     if (hw > MAX_K)
         return CLT_ERR_UNSUPPORTED;
-    int64_t chunk = chunk_images(g);
+    int copy_dy = !dy_in_place(ctx, g);
+    int64_t chunk = chunk_images(g, copy_dy);
     cl_mem ws = NULL;
     if (!(chunk == 1 && identity_columns(g))) { /* else no launch 1 at all */
         int fresh;
-        clt_status st =
-            clt__workspace_get(ctx, COL_SLOT, (size_t)chunk_bytes(g, chunk), &ws, &fresh);
+        clt_status st = clt__workspace_get(ctx, COL_SLOT, (size_t)chunk_bytes(g, chunk, copy_dy),
+                                           &ws, &fresh);
         if (st == CLT_ERR_OUT_OF_DEVICE_MEMORY)
             return CLT_ERR_UNSUPPORTED; /* the tiled kernel needs far less */
         if (st != CLT_SUCCESS)
@@ -170,9 +183,9 @@ clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, con
         int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk, ldk = round4(cnt * hw);
         clt_status st;
         if (!(cnt == 1 && identity_columns(g)) &&
-            (st = prepare(ctx, g, dy, x, ws, img0, cnt, ldk, who)) != CLT_SUCCESS)
+            (st = prepare(ctx, g, dy, x, ws, img0, cnt, ldk, copy_dy, who)) != CLT_SUCCESS)
             return st;
-        if ((st = product(ctx, g, dy, x, dw, ws, img0, cnt, ldk, who)) != CLT_SUCCESS)
+        if ((st = product(ctx, g, dy, x, dw, ws, img0, cnt, ldk, copy_dy, who)) != CLT_SUCCESS)
             return st;
     }
     return CLT_SUCCESS;

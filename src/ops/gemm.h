@@ -15,6 +15,10 @@ typedef struct clt__gemm_problem {
     uint64_t a_off, b_off, c_off;
     int64_t lda, ldb, ldc;
     int64_t a_stride, b_stride, c_stride, batch; /* batch >= 1; strides 0 when batch == 1 */
+    /* A's k in segments (0: one run): k in [s * a_kseg, (s + 1) * a_kseg) lives a_kseg_stride
+     * elements after segment s - 1, as if contiguous there (a batch's images along k: grad-weight
+     * with A = dy, no copy). Only our tiled kernel takes it (split per segment); else UNSUPPORTED. */
+    int64_t a_kseg, a_kseg_stride;
     cl_mem bias;
     uint64_t bias_off;
     clt_bias_mode bias_mode;

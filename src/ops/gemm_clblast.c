@@ -72,6 +72,8 @@ static CLBlastTranspose trans(clt_transpose t)
 
 clt_status clt__gemm_clblast(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
+    if (p->a_kseg > 0 && p->a_kseg < p->k)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: CLBlast takes no k segments of A", who);
     if (p->k == 0)
         return clt__gemm_epilogue_run(ctx, p, p->beta != 0.0f, p->beta, who);
     CLBlastStatusCode s;

@@ -43,6 +43,7 @@ typedef struct gemm_launch {
     const char *act_opts; /* " -DIDX64=.. [-DACT=..]" */
     cl_uint flags;
     int pieces, chunk; /* split K: pieces > 1 groups per C tile, each over chunk values of k */
+    int ppseg;         /* pieces per k segment of A (p->a_kseg > 0), else 0 */
     cl_mem ws;
 } gemm_launch;
 
@@ -94,12 +95,21 @@ static int aligned4(uint64_t off, int64_t ld, int64_t stride)
     return off % 4 == 0 && ld % 4 == 0 && stride % 4 == 0;
 }
 
+/* How much further segment s + 1 of A starts than one run of k would put it. */
+static int64_t segment_shift(const clt__gemm_problem *p)
+{
+    return p->a_kseg > 0 ? p->a_kseg_stride - p->a_kseg * (p->ta ? p->lda : 1) : 0;
+}
+
 static cl_uint problem_flags(const clt__gemm_problem *p)
 {
     cl_uint f = 0;
-    if (aligned4(p->a_off, p->lda, p->a_stride))
+    /* k segments start pieces at multiples of a_kseg: vectors along k need it (and A's shift)
+     * to be multiples of 4 too */
+    int seg_ok = p->a_kseg <= 0 || (p->a_kseg % 4 == 0 && segment_shift(p) % 4 == 0);
+    if (aligned4(p->a_off, p->lda, p->a_stride) && seg_ok)
         f |= F_VEC_A;
-    if (aligned4(p->b_off, p->ldb, p->b_stride))
+    if (aligned4(p->b_off, p->ldb, p->b_stride) && seg_ok)
         f |= F_VEC_B;
     if (aligned4(p->c_off, p->ldc, p->c_stride) &&
         (!p->residual || aligned4(p->residual_off, p->ldr, p->c_stride)))
@@ -156,7 +166,8 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
         (st = clt__set_arg(ctx, k, 9, sizeof sc, &sc, L->who)))
         return st;
     if (L->pieces > 1) {
-        cl_int2 split = {{L->pieces, L->chunk}};
+        const clt__gemm_problem *p = L->p;
+        cl_int8 split = {{L->pieces, L->chunk, L->ppseg, (cl_int)p->a_kseg, (cl_int)segment_shift(p)}};
         if ((st = clt__set_arg(ctx, k, 10, sizeof(cl_mem), &L->ws, L->who)) ||
             (st = clt__set_arg(ctx, k, 11, sizeof split, &split, L->who)))
             return st;
@@ -167,13 +178,23 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 
-/* The split-K workspace: counters (zeroed once, reset by the kernel) then the partial tiles. */
+/* The split-K workspace: counters (zeroed once, reset by the kernel) then the partial tiles. With
+ * A in k segments, pieces never straddle a segment: about `pieces` in all, at least one each. */
 static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int pieces)
 {
     const clt__gemm_problem *p = L->p;
-    int64_t steps = (p->k + c->kwg - 1) / c->kwg;
-    L->chunk = (int)((steps + pieces - 1) / pieces) * c->kwg;
-    L->pieces = (int)((p->k + L->chunk - 1) / L->chunk);
+    L->ppseg = 0;
+    if (p->a_kseg > 0) {
+        int64_t segs = (p->k + p->a_kseg - 1) / p->a_kseg, steps = (p->a_kseg + c->kwg - 1) / c->kwg;
+        int64_t per = (pieces + segs - 1) / segs;
+        L->chunk = (int)((steps + per - 1) / per) * c->kwg;
+        L->ppseg = (int)((p->a_kseg + L->chunk - 1) / L->chunk);
+        L->pieces = (int)(segs * L->ppseg);
+    } else {
+        int64_t steps = (p->k + c->kwg - 1) / c->kwg;
+        L->chunk = (int)((steps + pieces - 1) / pieces) * c->kwg;
+        L->pieces = (int)((p->k + L->chunk - 1) / L->chunk);
+    }
     if (L->pieces < 2) {
         L->pieces = 1;
         return CLT_SUCCESS;
@@ -198,6 +219,11 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         int q = pieces > 0 ? pieces : i == start ? auto_pieces : 1;
         if (q > 1 && (p->k < 2 || clt__gemm_tile_groups(p, c) > SPLIT_COUNTERS))
             q = 1;
+        if (p->a_kseg > 0 && p->a_kseg < p->k) { /* segments: always split, once per segment at least */
+            if (clt__gemm_tile_groups(p, c) > SPLIT_COUNTERS)
+                return CLT_ERR_UNSUPPORTED;
+            q = q > 2 ? q : 2;
+        }
         L->pieces = 1;
         clt_status st;
         if (q > 1 && (st = split_setup(L, c, q)) != CLT_SUCCESS)
@@ -327,12 +353,18 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
     char act_opts[80];
     snprintf(act_opts, sizeof act_opts, " -DIDX64=%d%s%s", needs_idx64(p), *act ? " -DACT=" : "",
              act);
-    gemm_launch L = {ctx, p, who, act_opts, problem_flags(p), 1, 0, NULL};
+    gemm_launch L = {ctx, p, who, act_opts, problem_flags(p), 1, 0, 0, NULL};
     const clt__gemm_table *t = clt__gemm_table_for(ctx);
 
     int cfg, pieces;
     gemm_variant v = variant_override(&cfg, &pieces);
     clt_status st = CLT_ERR_UNSUPPORTED;
+    if (p->a_kseg > 0 && p->a_kseg < p->k) { /* only the split tiled kernel walks segments */
+        int64_t shift = segment_shift(p);
+        if (shift < 0 || shift > INT_MAX || p->a_kseg > INT_MAX)
+            return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: k segments of A out of int range", who);
+        return try_tiled(&L, t, v == V_TILED && cfg >= 0 ? cfg : -1, v == V_TILED ? pieces : 0);
+    }
     switch (v) {
     case V_TILED: st = try_tiled(&L, t, cfg < 0 ? -1 : cfg, pieces); break;
     case V_CPU: st = try_cpu(&L, t); break;
