@@ -1,5 +1,6 @@
-/* Conv2D grad-weight by Winograd F(4x4, 3x3) (cl_kernels/conv2d_winograd_dw.cl, whose banner derives
- * it): 3x3 kernels, stride 1, dilation 1, one group, any padding and size. Per chunk of images:
+/* Conv2D grad-weight by Winograd F(4x4, 3x3) (cl_kernels/conv2d_winograd_dw.cl, whose banner
+ * derives it): 3x3 kernels, stride 1, dilation 1, one group, any padding and size. Per chunk of
+ * images:
  *   1. conv2d_winograd_dw_transform: V = B^T D B of x's blocks (the forward's input transform) and
  *      U = A Dy A^T of dy's blocks, one launch;
  *   2. our strided-batched NT GEMM (clt__gemm_tiled), batch 36: M[xi] (+)= U[xi] * V[xi]^T, beta 0
@@ -27,7 +28,10 @@
 
 uint64_t clt__convb_winograd_cap_bytes = (uint64_t)256 << 20;
 
-static int64_t round4(int64_t v) { return (v + 3) / 4 * 4; }
+static int64_t round4(int64_t v)
+{
+    return (v + 3) / 4 * 4;
+}
 
 typedef struct dw_plan {
     int64_t tiles_w, tpi; /* blocks per row, per image */
@@ -73,8 +77,8 @@ static clt_status run_transform(clt_context *ctx, const clt__conv_geom *g, const
     cl_ulong4 offs = {{x->offset / sizeof(float), dy->offset / sizeof(float), w->v_base, 0}};
     cl_int8 ga = {{(cl_int)g->ci, (cl_int)g->h, (cl_int)g->w, (cl_int)g->co, (cl_int)w->tiles_w,
                    (cl_int)w->tpi, (cl_int)g->pt, (cl_int)g->pl}};
-    cl_int8 gb = {{(cl_int)img0, (cl_int)np, (cl_int)w->ldp, 0, 0, (cl_int)g->ho, (cl_int)g->wo,
-                   0}};
+    cl_int8 gb = {
+        {(cl_int)img0, (cl_int)np, (cl_int)w->ldp, 0, 0, (cl_int)g->ho, (cl_int)g->wo, 0}};
     clt_status st;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &x->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &dy->storage->mem, who)) ||
@@ -143,8 +147,9 @@ clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
     int fresh;
     st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)w.total * sizeof(float), &ws, &fresh);
     if (st == CLT_ERR_OUT_OF_DEVICE_MEMORY) /* the tiled kernel needs far less */
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no room for the Winograd workspace (%llu B)",
-                         who, (unsigned long long)(w.total * sizeof(float)));
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: no room for the Winograd workspace (%llu B)", who,
+                         (unsigned long long)(w.total * sizeof(float)));
     if (st)
         return clt__prefix_error(ctx, st, who);
     for (int64_t img0 = 0; img0 < g->n; img0 += w.chunk) {
