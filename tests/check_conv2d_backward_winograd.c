@@ -5,6 +5,7 @@
  *    {1, 3, 5, 16, 33}, batch 1 and 3 (partial edge blocks everywhere); each case twice (beta 0
  *    must overwrite M and dw; dw poisoned first); tensor views at non-zero offsets;
  *  - the batch in chunks (cap lowered: 1-image chunks, then 2 + 1), the GEMM's beta 1 path;
+ *  - our GEMM split in K (as on the H200), also with beta 1;
  *  - the profiler's launch counts: one transform per chunk, one output, no tiled kernel;
  *  - no room for the workspace under a memory cap: the fallback runs, same result;
  *  - a geometry it does not take (5x5, stride 2, groups 2): CLT_ERR_UNSUPPORTED with a message
@@ -186,6 +187,22 @@ START_TEST(chunks)
 }
 END_TEST
 
+/* Our GEMM split in K (forced: POCL has too few compute units to split by itself; on the H200 the
+ * 36 tiles of 64x64 split on their own): K = 96 blocks in 3 pieces, then 1-image chunks of 32 in 2
+ * (K slices of 16; beta 1 with the split). */
+START_TEST(split_k)
+{
+    setenv("CLT_CONVB_WEIGHT_VARIANT", "winograd", 1);
+    setenv("CLT_GEMM_VARIANT", "tiled:0:3", 1);
+    clt_context *ctx = profiled(0);
+    ck_assert_uint_eq(run_case(ctx, cases[6], 0, "winograd, GEMM split in 3"), 1);
+    clt__convb_winograd_cap_bytes = 1;
+    ck_assert_uint_eq(run_case(ctx, cases[6], 0, "winograd, GEMM split, 1-image chunks"), 3);
+    ck_assert_uint_eq(tu_launches(ctx, WHO, "gemm_tiled"), 6);
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* No room for the workspace under a memory cap (U, V, M ~1.5 MB here): the caller's fallback. */
 START_TEST(no_room_falls_back)
 {
@@ -288,6 +305,7 @@ Suite *conv2d_backward_winograd_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, shapes);
     tcase_add_test(tc, chunks);
+    tcase_add_test(tc, split_k);
     tcase_add_test(tc, no_room_falls_back);
     tcase_add_test(tc, not_applicable);
     tcase_add_test(tc, auto_choice);

@@ -14,7 +14,8 @@
  * keeps its columns there too, so a training step holds one column buffer, not two), capped at
  * clt__convb_col_cap_bytes: above it the batch runs in chunks of images, beta 1 after the first.
  *
- * Choice (conv2d_backward_ours.c): the NVIDIA class takes it when Cog >= 8 (else the direct
+ * Choice (conv2d_backward_ours.c): 3x3 / stride 1 layers at the Winograd thresholds try
+ * conv2d_backward_winograd.c first; else the NVIDIA class takes this when Cog >= 8 (else the direct
  * kernel), the product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the
  * cap. Measured on the H200 (us, this path vs the tiled kernel): n8c64h56o64k3s1 146.7 vs 204.7,
  * n8c3h224o64k7s2 208.9 vs 289.3 (cuDNN: 72.0 and 117.2, so the GEMM at M = 64, ~13 TFLOP/s with
