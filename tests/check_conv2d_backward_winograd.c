@@ -13,14 +13,15 @@
  *  - the automatic choice's geometry test (taken on the NVIDIA class only).
  * Grad-bias is a separate call (clt_conv2d_backward_bias): nothing to check here.
  * Tolerance per dw element, the first-order rounding bound of the Winograd path:
- *   |dw - ref| <= TOL_W * eps * ts,  ts = |G^T| (sum over blocks of (|A| |Dy| |A|^T) .* (|B^T| |D|
- * |B|)) |G| (ref/winograd_dw_ref.c: every transformed value, GEMM product and output sum rounds
- * relative to its part of ts; a per-output bound from sum |dy||x| alone failed by 25x at a 1-row
+ *   |dw - ref| <= TOL_W * eps * ts,
+ *   ts = |G^T| (sum over blocks of (|A| |Dy| |A|^T) .* (|B^T| |D| |B|)) |G|
+ * (ref/winograd_dw_ref.c: every transformed value, GEMM product and output sum rounds relative to
+ * its part of ts; a per-output bound from sum |dy||x| alone failed by 25x at a 1-row
  * image with padding 2, where ky = 0 sees only padding and its exact zero comes from cancellation).
  * Measured on POCL (18 runs x 2 tests x both profiles, blocks per call T <= 120): the largest
- * err / (eps ts) was 0.222; TOL_W = 1 leaves a 4.5x margin. Hand mutations that fail (shapes and chunks):
- * WINO_GT's 1/24 -> 1/12, WINO_A's o5 = d -> c, (co, ci) swapped in the output kernel's store, dy's
- * past-the-edge mask dropped; beta always 0 in the GEMM fails chunks. */
+ * err / (eps ts) was 0.222; TOL_W = 1 leaves a 4.5x margin. Hand mutations that fail (shapes and
+ * chunks): WINO_GT's 1/24 -> 1/12, WINO_A's o5 = d -> c, (co, ci) swapped in the output kernel's
+ * store, dy's past-the-edge mask dropped; beta always 0 in the GEMM fails chunks. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

@@ -53,7 +53,8 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
  * the GEMM refuses; the caller runs the tiled kernel. */
 enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM, CLT__CONVB_W_WINOGRAD };
 extern uint64_t clt__convb_col_cap_bytes;
-/* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd, read per call; anything else: CLT__CONVB_W_AUTO. */
+/* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd, read per call; anything else:
+ * CLT__CONVB_W_AUTO. */
 int clt__convb_weight_variant(void);
 /* Whether the automatic choice on GPU classes takes the GEMM path for this geometry. */
 int clt__convb_weight_gemm_suits(const clt__conv_geom *g);
