@@ -33,53 +33,6 @@
 #include "common/conv_act.h"
 #include "common/winograd.h"
 
-static void input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
-                            int8 gb, int c, int p)
-{
-    const int Ci = ga.s0, H = ga.s1, W = ga.s2, tilesW = ga.s4, tpi = ga.s5, pt = ga.s6,
-              pl = ga.s7;
-    const int img0 = gb.s0, ldp = gb.s2;
-    const int img = p / tpi, t = p - img * tpi, th = t / tilesW, tw = t - th * tilesW;
-    const int iy0 = 4 * th - pt, ix0 = 4 * tw - pl;
-    __global const float *xc =
-        x + offs.x + ((ulong)(img0 + img) * (ulong)Ci + (ulong)c) * (ulong)H * (ulong)W;
-    /* Out-of-image taps read a clamped element times zero: no divergent loads (POCL, GPUs). */
-    int cx[6];
-    float mx[6];
-    #pragma unroll
-    for (int j = 0; j < 6; j++) {
-        const int ix = ix0 + j;
-        cx[j] = clamp(ix, 0, W - 1);
-        mx[j] = ix >= 0 && ix < W ? 1.0f : 0.0f;
-    }
-    float d[6][6];
-    #pragma unroll
-    for (int i = 0; i < 6; i++) {
-        const int iy = iy0 + i;
-        __global const float *row = xc + clamp(iy, 0, H - 1) * W;
-        const float my = iy >= 0 && iy < H ? 1.0f : 0.0f;
-        #pragma unroll
-        for (int j = 0; j < 6; j++)
-            d[i][j] = row[cx[j]] * (mx[j] * my);
-    }
-    float t6[6][6]; /* B^T d, column by column */
-    #pragma unroll
-    for (int j = 0; j < 6; j++)
-        WINO_BT(d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j], t6[0][j], t6[1][j],
-                t6[2][j], t6[3][j], t6[4][j], t6[5][j]);
-    const ulong plane = (ulong)Ci * (ulong)ldp;
-    __global float *v = ws + offs.z + (ulong)c * (ulong)ldp + (ulong)p;
-    #pragma unroll
-    for (int i = 0; i < 6; i++) { /* (B^T d) B, row by row */
-        float o[6];
-        WINO_BT(t6[i][0], t6[i][1], t6[i][2], t6[i][3], t6[i][4], t6[i][5], o[0], o[1], o[2],
-                o[3], o[4], o[5]);
-        #pragma unroll
-        for (int j = 0; j < 6; j++)
-            v[(ulong)(i * 6 + j) * plane] = o[j];
-    }
-}
-
 __kernel void conv2d_winograd_transform(__global const float *x, __global const float *w,
                                         __global float *ws, ulong4 offs, int8 ga, int8 gb)
 {
@@ -87,7 +40,7 @@ __kernel void conv2d_winograd_transform(__global const float *x, __global const 
     const int p = get_global_id(0), row = get_global_id(1);
     if (row < Ci) {
         if (p < P)
-            input_transform(x, ws, offs, ga, gb, row, p);
+            wino_input_transform(x, ws, offs, ga, gb, row, p);
         return;
     }
     const int j = (row - Ci) * (int)get_global_size(0) + p;

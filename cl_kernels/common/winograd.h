@@ -1,7 +1,8 @@
-/* Winograd F(4x4, 3x3) pieces shared by conv2d_winograd.cl (GPU classes) and
- * conv2d_winograd_cpu.cl (CPU class): the transform matrices as macros (they take scalars or
- * vectors alike: the CPU kernels run them on float8 lanes of 8 blocks) and the weight transform of
- * one (k, c) into U (layout and arguments: conv2d_winograd.cl's banner). */
+/* Winograd F(4x4, 3x3) pieces shared by conv2d_winograd.cl (GPU classes),
+ * conv2d_winograd_cpu.cl (CPU class) and conv2d_winograd_dw.cl (grad-weight): the transform
+ * matrices as macros (they take scalars or vectors alike: the CPU kernels run them on float8 lanes
+ * of 8 blocks), the GPU input transform of one block and the weight transform of one (k, c) into U
+ * (layout and arguments: conv2d_winograd.cl's banner). */
 #ifndef CLT_WINOGRAD_H
 #define CLT_WINOGRAD_H
 
@@ -42,6 +43,74 @@
         o2 = ((b) + (c)) + 4.0f * ((d) + (e));                                                    \
         o3 = ((b) - (c)) + 8.0f * ((d) - (e)) + (f);                                              \
     } while (0)
+
+/* o = A m for four values (A = the transpose of A^T above; grad-weight's dy transform). */
+#define WINO_A(a, b, c, d, o0, o1, o2, o3, o4, o5)                                                \
+    do {                                                                                          \
+        o0 = (a);                                                                                 \
+        o1 = ((a) + (c)) + ((b) + (d));                                                           \
+        o2 = ((a) + (c)) - ((b) + (d));                                                           \
+        o3 = ((a) + 4.0f * (c)) + 2.0f * ((b) + 4.0f * (d));                                      \
+        o4 = ((a) + 4.0f * (c)) - 2.0f * ((b) + 4.0f * (d));                                      \
+        o5 = (d);                                                                                 \
+    } while (0)
+
+/* o = G^T m for six values (grad-weight's output transform). */
+#define WINO_GT(a, b, c, d, e, f, o0, o1, o2)                                                     \
+    do {                                                                                          \
+        o0 = 0.25f * (a) - (1.0f / 6.0f) * ((b) + (c)) + (1.0f / 24.0f) * ((d) + (e));            \
+        o1 = (1.0f / 6.0f) * ((c) - (b)) + (1.0f / 12.0f) * ((d) - (e));                          \
+        o2 = (1.0f / 6.0f) * (((d) + (e)) - ((b) + (c))) + (f);                                   \
+    } while (0)
+
+/* The input transform V = B^T d B of block p of channel c (layout and arguments:
+ * conv2d_winograd.cl's banner; grad-weight passes the same ga and gb.s0, gb.s2). */
+inline void wino_input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
+                                 int8 gb, int c, int p)
+{
+    const int Ci = ga.s0, H = ga.s1, W = ga.s2, tilesW = ga.s4, tpi = ga.s5, pt = ga.s6,
+              pl = ga.s7;
+    const int img0 = gb.s0, ldp = gb.s2;
+    const int img = p / tpi, t = p - img * tpi, th = t / tilesW, tw = t - th * tilesW;
+    const int iy0 = 4 * th - pt, ix0 = 4 * tw - pl;
+    __global const float *xc =
+        x + offs.x + ((ulong)(img0 + img) * (ulong)Ci + (ulong)c) * (ulong)H * (ulong)W;
+    /* Out-of-image taps read a clamped element times zero: no divergent loads (POCL, GPUs). */
+    int cx[6];
+    float mx[6];
+    #pragma unroll
+    for (int j = 0; j < 6; j++) {
+        const int ix = ix0 + j;
+        cx[j] = clamp(ix, 0, W - 1);
+        mx[j] = ix >= 0 && ix < W ? 1.0f : 0.0f;
+    }
+    float d[6][6];
+    #pragma unroll
+    for (int i = 0; i < 6; i++) {
+        const int iy = iy0 + i;
+        __global const float *row = xc + clamp(iy, 0, H - 1) * W;
+        const float my = iy >= 0 && iy < H ? 1.0f : 0.0f;
+        #pragma unroll
+        for (int j = 0; j < 6; j++)
+            d[i][j] = row[cx[j]] * (mx[j] * my);
+    }
+    float t6[6][6]; /* B^T d, column by column */
+    #pragma unroll
+    for (int j = 0; j < 6; j++)
+        WINO_BT(d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j], t6[0][j], t6[1][j],
+                t6[2][j], t6[3][j], t6[4][j], t6[5][j]);
+    const ulong plane = (ulong)Ci * (ulong)ldp;
+    __global float *v = ws + offs.z + (ulong)c * (ulong)ldp + (ulong)p;
+    #pragma unroll
+    for (int i = 0; i < 6; i++) { /* (B^T d) B, row by row */
+        float o[6];
+        WINO_BT(t6[i][0], t6[i][1], t6[i][2], t6[i][3], t6[i][4], t6[i][5], o[0], o[1], o[2],
+                o[3], o[4], o[5]);
+        #pragma unroll
+        for (int j = 0; j < 6; j++)
+            v[(ulong)(i * 6 + j) * plane] = o[j];
+    }
+}
 
 inline void wino_weight_transform(__global const float *w, __global float *ws, ulong4 offs, int8 ga,
                                   int8 gb, int j)

@@ -51,14 +51,27 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
  * launch, then our GEMM, per chunk of images whose buffers fit clt__convb_col_cap_bytes (tests
  * lower it). CLT_ERR_UNSUPPORTED (nothing changed) when the workspace does not fit the memory or
  * the GEMM refuses; the caller runs the tiled kernel. */
-enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM };
+enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM, CLT__CONVB_W_WINOGRAD };
 extern uint64_t clt__convb_col_cap_bytes;
-/* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm, read per call; anything else: CLT__CONVB_W_AUTO. */
+/* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd, read per call; anything else:
+ * CLT__CONVB_W_AUTO. */
 int clt__convb_weight_variant(void);
 /* Whether the automatic choice on GPU classes takes the GEMM path for this geometry. */
 int clt__convb_weight_gemm_suits(const clt__conv_geom *g);
 clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who);
+
+/* Grad-weight by Winograd F(4x4, 3x3) (conv2d_backward_winograd.c): 3x3 / stride 1 / dilation 1 /
+ * one group; a transform launch and our batched GEMM per chunk of images whose U + V fit
+ * clt__convb_winograd_cap_bytes (tests lower it), one output launch. CLT_ERR_UNSUPPORTED (dw
+ * untouched) when the geometry does not apply, the workspace does not fit, the planes leave int
+ * range or the GEMM refuses; the caller runs the tiled kernel. */
+extern uint64_t clt__convb_winograd_cap_bytes;
+/* Whether the automatic choice on the NVIDIA class takes it (the forward's Winograd thresholds). */
+int clt__convb_weight_winograd_suits(const clt_context *ctx, const clt__conv_geom *g);
+clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
+                                      const clt_tensor *dy, const clt_tensor *x, clt_tensor *dw,
+                                      const char *who);
 
 /* conv2d_backward_cpu.c. Grad-input for stride 1 as a forward convolution with flipped weights
  * (any device class). Grad-weight on CPU devices: the forward's CPU im2col + our GEMM.

@@ -4,7 +4,8 @@
  * (POCL) use the forward's CPU im2col + our CPU GEMM (conv2d_backward_cpu.c), else column
  * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
  * there, local-memory tiles are slow on POCL too. Large grad-weights on NVIDIA run as one GEMM over
- * the batch instead (conv2d_backward_wgemm.c, which also documents CLT_CONVB_WEIGHT_VARIANT). */
+ * the batch instead (conv2d_backward_wgemm.c, which also documents CLT_CONVB_WEIGHT_VARIANT), or
+ * by Winograd for 3x3 / stride 1 layers (conv2d_backward_winograd.c). */
 
 #include "memory/memory.h"
 #include "ops/conv2d_backward.h"
@@ -161,7 +162,15 @@ clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, con
 {
     int v = clt__convb_weight_variant(), cpu = clt__cpu_style(ctx);
     clt_status st;
-    /* automatic: NVIDIA only (see conv2d_backward_wgemm.c: an APU's bandwidth favours tiled) */
+    /* automatic: NVIDIA only, Winograd first where it applies (conv2d_backward_winograd.c), then
+     * the column GEMM (conv2d_backward_wgemm.c: an APU's bandwidth favours tiled) */
+    if (v == CLT__CONVB_W_WINOGRAD ||
+        (v == CLT__CONVB_W_AUTO && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA &&
+         clt__convb_weight_winograd_suits(ctx, g))) {
+        st = clt__convb_weight_winograd(ctx, g, dy, x, dw, who);
+        if (st != CLT_ERR_UNSUPPORTED)
+            return st;
+    }
     if (v == CLT__CONVB_W_COLGEMM ||
         (v == CLT__CONVB_W_AUTO && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA &&
          clt__convb_weight_gemm_suits(g))) {

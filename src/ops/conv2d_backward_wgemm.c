@@ -17,7 +17,8 @@
  * keeps its columns there too, so a training step holds one column buffer, not two), capped at
  * clt__convb_col_cap_bytes: above it the batch runs in chunks of images, beta 1 after the first.
  *
- * Choice (conv2d_backward_ours.c): the NVIDIA class takes it when Cog >= 8 (else the direct
+ * Choice (conv2d_backward_ours.c): 3x3 / stride 1 layers at the Winograd thresholds try
+ * conv2d_backward_winograd.c first; else the NVIDIA class takes this when Cog >= 8 (else the direct
  * kernel), the product has at least AUTO_MIN_MACS multiply-adds and one image's columns fit the
  * cap. Measured on the H200 (us, this path vs the tiled kernel): n8c64h56o64k3s1 146.7 vs 204.7,
  * n8c3h224o64k7s2 208.9 vs 289.3 (cuDNN: 72.0 and 117.2, so the GEMM at M = 64, ~13 TFLOP/s with
@@ -25,8 +26,9 @@
  * 53.2) stays tiled. Other classes stay tiled: on a gfx902 APU (~30 GB/s shared DDR4) writing and reading
  * 58 MB of columns costs more than the tiled kernel's arithmetic; on POCL under the gfx902
  * profile the GPU GEMM's NT form ran 5x slower than the tiled kernel (1.3 s vs 0.26 s).
- * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm (read per call, any device class) forces either for A/B
- * runs; unset or anything else = automatic. No room for the workspace, or a GEMM refusal, falls
+ * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd (read per call, any device class) forces one for
+ * A/B runs (winograd: conv2d_backward_winograd.c, where it applies); unset or anything else =
+ * automatic. No room for the workspace, or a GEMM refusal, falls
  * back to the tiled kernel. */
 #include <limits.h>
 #include <stdlib.h>
@@ -52,6 +54,8 @@ int clt__convb_weight_variant(void)
         return CLT__CONVB_W_TILED;
     if (e && !strcmp(e, "colgemm"))
         return CLT__CONVB_W_COLGEMM;
+    if (e && !strcmp(e, "winograd"))
+        return CLT__CONVB_W_WINOGRAD;
     return CLT__CONVB_W_AUTO;
 }
 
