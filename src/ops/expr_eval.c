@@ -245,7 +245,9 @@ static clt_status set_args(arg_writer *w, const clt__expr_plan *p,
 
 /* Elements per work item of the cpu layout (floatW; 8 = one AVX2 register; 4 and 16 measured no
  * better on POCL) and its work-group size in items (8 x 512 = 4096 elements per group; 128 to
- * 2048 measured the same). */
+ * 4096 measured the same, 4096 doubles the 1024-element case). What POCL loses to torch at 1M and
+ * 65536 is not this kernel (one POCL worker runs it at the 1-thread memcpy floor) but the wake of
+ * POCL's second worker in every command: bench/results/pocl/elementwise_1m_breakdown.md. */
 #define CPU_VEC 8
 #define CPU_GROUP 512
 /* Streaming (non-temporal) stores of out when the op's bytes (inputs in out's layout + out) exceed
