@@ -200,9 +200,16 @@ clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, con
     if (splits < 1 || tiles > CLT__CONVB_COUNTERS)
         splits = 1;
     cl_mem ws = x->storage->mem; /* not touched by the kernel when splits == 1 */
-    if (splits > 1 && (st = clt__convb_workspace(ctx, (size_t)(tiles * splits) * DW_TM * DW_TN *
-                                                          sizeof(float), who, &ws)))
-        return st;
+    /* under a memory cap, fewer splits (smaller partials) rather than failing: this kernel is the
+     * fallback of the workspace-hungry paths */
+    while (splits > 1 && (st = clt__convb_workspace(ctx, (size_t)(tiles * splits) * DW_TM * DW_TN *
+                                                             sizeof(float), who, &ws))) {
+        if (st != CLT_ERR_OUT_OF_DEVICE_MEMORY)
+            return st;
+        splits /= 2;
+    }
+    if (splits <= 1)
+        splits = 1, ws = x->storage->mem;
     if ((st = set_args(ctx, k, dy, x, dw, &ws, g, splits, who)))
         return st;
     size_t global[3] = {(size_t)(ctiles * TILE_WG), (size_t)rtiles,
