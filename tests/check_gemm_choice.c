@@ -42,7 +42,7 @@ START_TEST(test_choice_h200_shapes)
         }
     expect_choice(ctx, 4096, 4096, 4096, 0, 1);   /* 512 groups of 256x128 */
     expect_choice(ctx, 2048, 2048, 2048, 1, 1);   /* 128 groups of 256x128 < 132: 128x128 */
-    expect_choice(ctx, 512, 512, 512, 2, 8);      /* 64x64 split to the k limit (512 / 64) */
+    expect_choice(ctx, 512, 512, 512, 2, 4);      /* 64 tiles of 64x64: 2 groups per CU */
     expect_choice(ctx, 64, 576, 25088, 2, 59);    /* grad-weight n8c64: 64x64 fits n exactly */
     expect_choice(ctx, 64, 147, 100352, 3, 106);  /* the stem's: least padding, 64x32 */
     expect_choice(ctx, 64, 147, 1024, 4, 16);     /* not reduction-shaped, k too short to fill the

@@ -350,10 +350,7 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
     /* The layout is in the options (and so in the cache key), not in the structure key. */
     static const char vec_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC);
     static const char stream_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC) " -DCLT_EW_NT=1";
-    const char *base = !plan.vec ? "" : use_streaming_stores(ctx, &plan) ? stream_opt : vec_opt;
-    const char *extra = getenv("CLT_EW_KERNEL_OPTS"); /* experiment switch: extra -D for A/B runs */
-    char options[160];
-    snprintf(options, sizeof options, "%s %s", base, extra ? extra : "");
+    const char *options = !plan.vec ? "" : use_streaming_stores(ctx, &plan) ? stream_opt : vec_opt;
     cl_kernel kernel = clt__kernel_find(ctx, key, options, CLT__EXPR_KERNEL_NAME);
     if (!kernel) {
         st = build_kernel(ctx, key, options, e, root, reach, &plan, &kernel);

@@ -39,6 +39,11 @@ static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c
  * under half the compute units and, split toward SPLIT_GROUPS_PER_CU groups per unit, fills them;
  * else the smallest config, split only when its grid is under half the units. */
 #define SPLIT_GROUPS_PER_CU 4
+/* ... but 2 (rounded down to a power of two) when the tile grid alone is already this big: 512^3
+ * (64 tiles of 64x64) ran 15.65-16.06 us in 4 pieces against 16.47-16.96 in 8 over five H200 calls
+ * (3 and 6 pieces, uneven chunks of its 32 k steps, 17.3-18.0) */
+#define SPLIT_FULL_GRID_TILES 64
+#define SPLIT_FULL_GRID_GROUPS_PER_CU 2
 /* Whether over half of config c's tiles would be padding (a 256-row tile on a 64-row product, as
  * Winograd's 36 products of Co x tiles are): then a smaller config is taken if one fills the grid. */
 static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
@@ -86,7 +91,13 @@ int clt__gemm_choose_tiled(const clt_context *ctx, const clt__gemm_problem *p,
             return i;
         if (c->mwg * c->nwg < SPLIT_MAX_TILE && 2 * groups < cus) {
             int pick = reduction_shaped(p) ? least_padding(ctx, p, t, i) : i;
-            int q = split_pieces(p, &t->tiled[pick], SPLIT_GROUPS_PER_CU * cus);
+            uint64_t per_cu = clt__gemm_tile_groups(p, &t->tiled[pick]) >= SPLIT_FULL_GRID_TILES
+                                  ? SPLIT_FULL_GRID_GROUPS_PER_CU
+                                  : SPLIT_GROUPS_PER_CU;
+            int q = split_pieces(p, &t->tiled[pick], per_cu * cus);
+            if (per_cu == SPLIT_FULL_GRID_GROUPS_PER_CU) /* even pieces of a power-of-two k */
+                while (q & (q - 1))
+                    q &= q - 1;
             if (clt__gemm_tile_groups(p, &t->tiled[pick]) * (uint64_t)q >= cus) {
                 *pieces = q;
                 return pick;
