@@ -349,8 +349,11 @@ inline acc_t tree(__local acc_t *loc, acc_t a, uint lid, uint S, uint opg)
     return a;
 }
 
+/* x restrict: out never overlaps it (the host checks) and ws is private, so the compiler may take
+ * the read-only path for x (NVIDIA: ld.global.nc) */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void reduce_run(__global const float *x, __global out_t *out, __global uint *ws, ulong8 p GEOM_ARG)
+void reduce_run(__global const float *restrict x, __global out_t *out, __global uint *ws,
+                ulong8 p GEOM_ARG)
 {
     const ulong O = p.s0, R = p.s1, inner = p.s2, xoff = p.s3, outoff = p.s4;
     const uint S = (uint)p.s5, C = (uint)p.s6;
