@@ -63,9 +63,7 @@ __kernel void conv2d_winograd_output(__global const float *ws, __global const fl
     #pragma unroll
     for (int j = 0; j < 6; j++) {
         float c6[6];
-        #pragma unroll
-        for (int i = 0; i < 6; i++)
-            c6[i] = m[(ulong)(i * 6 + j) * plane];
+        wino_plane_column(m, plane, j, c6);
         WINO_AT(c6[0], c6[1], c6[2], c6[3], c6[4], c6[5], t4[0][j], t4[1][j], t4[2][j], t4[3][j]);
     }
     const float b = (flags & 1) ? bias[offs.y + k] : 0.0f;

@@ -98,9 +98,7 @@ __kernel void conv2d_winograd_dw_output(__global const float *ws, __global float
     #pragma unroll
     for (int j = 0; j < 6; j++) {
         float c6[6];
-        #pragma unroll
-        for (int i = 0; i < 6; i++)
-            c6[i] = m[(ulong)(i * 6 + j) * plane];
+        wino_plane_column(m, plane, j, c6);
         WINO_GT(c6[0], c6[1], c6[2], c6[3], c6[4], c6[5], t3[0][j], t3[1][j], t3[2][j]);
     }
     __global float *o = dw + offs.y + ((ulong)k * (ulong)Ci + (ulong)c) * 9;

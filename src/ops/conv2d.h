@@ -60,5 +60,8 @@ int clt__conv_winograd_applies(const clt__conv_geom *g);
 /* Whether our automatic choice on ctx takes Winograd (it applies and the device class's
  * thresholds in tune/conv_params.c pass). */
 int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g);
+/* Images per chunk of a Winograd pass (forward and grad-weight): as many of n as fit cap_bytes
+ * beside `fixed` floats held for the whole call, per_image floats each; at least 1. */
+int64_t clt__conv_winograd_chunk(uint64_t cap_bytes, uint64_t fixed, uint64_t per_image, int64_t n);
 
 #endif

@@ -52,12 +52,7 @@ static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, dw_plan *
     w->ldm = round4(g->ci);
     uint64_t m = (uint64_t)XI * (uint64_t)(g->co * w->ldm);
     uint64_t per_image = (uint64_t)XI * (uint64_t)(g->ci + g->co) * (uint64_t)w->tpi;
-    uint64_t cap = clt__convb_winograd_cap_bytes / sizeof(float);
-    w->chunk = cap > m ? (int64_t)((cap - m) / per_image) : 0;
-    if (w->chunk < 1)
-        w->chunk = 1;
-    if (w->chunk > g->n)
-        w->chunk = g->n;
+    w->chunk = clt__conv_winograd_chunk(clt__convb_winograd_cap_bytes, m, per_image, g->n);
     w->ldp = round4(w->chunk * w->tpi);
     /* In-kernel per-plane indices and the grid are int. */
     if (w->ldp * (g->ci > g->co ? g->ci : g->co) > INT_MAX / 2 || g->co * w->ldm > INT_MAX / 2)

@@ -41,6 +41,13 @@ int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g)
 
 static int64_t round4(int64_t v) { return (v + 3) / 4 * 4; }
 
+int64_t clt__conv_winograd_chunk(uint64_t cap_bytes, uint64_t fixed, uint64_t per_image, int64_t n)
+{
+    uint64_t cap = cap_bytes / sizeof(float);
+    int64_t chunk = cap > fixed && per_image ? (int64_t)((cap - fixed) / per_image) : 0;
+    return chunk < 1 ? 1 : chunk > n ? n : chunk;
+}
+
 typedef struct wino_plan {
     int64_t tiles_w, tpi;  /* blocks per row, per image */
     int64_t chunk, ldp;    /* images per chunk, V/M row length (chunk * tpi rounded up to 4) */
@@ -68,12 +75,7 @@ static clt_status plan_make(clt_context *ctx, const clt__conv_geom *g, wino_plan
     w->u_plane = g->co * w->ldu + w->pad;
     uint64_t u = (uint64_t)XI * (uint64_t)w->u_plane;
     uint64_t per_image = (uint64_t)XI * (uint64_t)(g->ci + g->co) * (uint64_t)w->tpi;
-    uint64_t cap = clt__conv_winograd_cap_bytes / sizeof(float);
-    w->chunk = cap > u ? (int64_t)((cap - u) / per_image) : 0;
-    if (w->chunk < 1)
-        w->chunk = 1;
-    if (w->chunk > g->n)
-        w->chunk = g->n;
+    w->chunk = clt__conv_winograd_chunk(clt__conv_winograd_cap_bytes, u, per_image, g->n);
     w->ldp = round4(w->chunk * w->tpi);
     /* Per-plane and in-kernel indices are int: items (p, c), weights j = k*Ci + c, the grid. */
     if (w->ldp * (g->ci > g->co ? g->ci : g->co) > INT_MAX / 2 || g->co * g->ci * 9 > INT_MAX / 2)
