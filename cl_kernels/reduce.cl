@@ -62,6 +62,10 @@
 #define VEC_UNROLL 8 // float4 loads in flight per item with VEC4: 4 or 8 (H200 sum/16M: 21.19 us
                      // at 4, 20.52 at 8; 2 groups per CU 23.1, 8 groups 22.1, WG 512 21.2)
 #endif
+#ifndef NV_LOAD
+#define NV_LOAD 0 // NVIDIA only (inline PTX) for the float4 loads of x: 1 ld.global.cs (evict first),
+                  // 2 ld.global.L2::256B (prefetch 256-byte sectors), 3 ld.global.nc.L1::no_allocate.L2::256B
+#endif
 #if VEC_UNROLL != 4 && VEC_UNROLL != 8
 #error "VEC_UNROLL must be 4 or 8"
 #endif
@@ -294,6 +298,24 @@ __kernel void reduce_run(__global const float *x, __global out_t *out, __global 
 
 #else
 /* ------------------------------------------------------------ addressing */
+#if VEC4 && NV_LOAD
+#if NV_LOAD == 1
+#define NV_LD "ld.global.cs.v4.f32"
+#elif NV_LOAD == 2
+#define NV_LD "ld.global.L2::256B.v4.f32"
+#else
+#define NV_LD "ld.global.nc.L1::no_allocate.L2::256B.v4.f32"
+#endif
+inline float4 x_load4(__global const float4 *p)
+{
+    float a, b, c, d;
+    asm volatile(NV_LD " {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p));
+    return (float4)(a, b, c, d);
+}
+#define LOAD4(p) x_load4(p)
+#else
+#define LOAD4(p) (*(p))
+#endif
 #if VEC4
 inline acc_t acc_add4(acc_t a, float4 v, ulong r)
 {
@@ -386,9 +408,10 @@ void reduce_run(__global const float *restrict x, __global out_t *out, __global 
         const ulong end4 = end / 4;
 #if VEC_UNROLL == 8
         for (; r4 + 7 * step < end4; r4 += 8 * step) {
-            float4 v0 = row4[r4], v1 = row4[r4 + step], v2 = row4[r4 + 2 * step];
-            float4 v3 = row4[r4 + 3 * step], v4 = row4[r4 + 4 * step], v5 = row4[r4 + 5 * step];
-            float4 v6 = row4[r4 + 6 * step], v7 = row4[r4 + 7 * step];
+            float4 v0 = LOAD4(row4 + r4), v1 = LOAD4(row4 + r4 + step);
+            float4 v2 = LOAD4(row4 + r4 + 2 * step), v3 = LOAD4(row4 + r4 + 3 * step);
+            float4 v4 = LOAD4(row4 + r4 + 4 * step), v5 = LOAD4(row4 + r4 + 5 * step);
+            float4 v6 = LOAD4(row4 + r4 + 6 * step), v7 = LOAD4(row4 + r4 + 7 * step);
             a = acc_add4(acc_add4(a, v0, 4 * r4), v4, 4 * (r4 + 4 * step));
             a1 = acc_add4(acc_add4(a1, v1, 4 * (r4 + step)), v5, 4 * (r4 + 5 * step));
             a2 = acc_add4(acc_add4(a2, v2, 4 * (r4 + 2 * step)), v6, 4 * (r4 + 6 * step));
@@ -396,15 +419,15 @@ void reduce_run(__global const float *restrict x, __global out_t *out, __global 
         }
 #endif
         for (; r4 + 3 * step < end4; r4 += 4 * step) {
-            float4 v0 = row4[r4], v1 = row4[r4 + step], v2 = row4[r4 + 2 * step];
-            float4 v3 = row4[r4 + 3 * step];
+            float4 v0 = LOAD4(row4 + r4), v1 = LOAD4(row4 + r4 + step);
+            float4 v2 = LOAD4(row4 + r4 + 2 * step), v3 = LOAD4(row4 + r4 + 3 * step);
             a = acc_add4(a, v0, 4 * r4);
             a1 = acc_add4(a1, v1, 4 * (r4 + step));
             a2 = acc_add4(a2, v2, 4 * (r4 + 2 * step));
             a3 = acc_add4(a3, v3, 4 * (r4 + 3 * step));
         }
         for (; r4 < end4; r4 += step)
-            a = acc_add4(a, row4[r4], 4 * r4);
+            a = acc_add4(a, LOAD4(row4 + r4), 4 * r4);
         r = end; /* nothing left for the scalar loops */
 #elif CONTIG
         const ulong step = 1;

@@ -12,6 +12,7 @@
 #include "ops/reduce_plan.h"
 #include "profile/profile.h"
 #include "program/program.h"
+#include "tune/dispatch_common.h"
 
 #define REDUCE_FAMILY "reduce"
 #define OP_ARGMAX 7 /* RED_OP values after the clt_reduce_op ones */
@@ -145,16 +146,19 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
     const char *ewg = getenv("CLT_REDUCE_WG"), *eun = getenv("CLT_REDUCE_UNROLL"); /* A/B switches */
     uint32_t wg = cpu ? 1u : ewg && atoi(ewg) > 0 ? (uint32_t)atoi(ewg) : PREFERRED_WG;
     int unroll = eun ? atoi(eun) : 0; /* 0: the kernel's VEC_UNROLL */
+    const char *enl = getenv("CLT_REDUCE_NV_LOAD"); /* A/B switch: PTX load flavour (reduce.cl) */
+    int nv_load = vec4 && enl && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA ? atoi(enl) : 0;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
         wg >>= 1;
     for (;;) {
-        char options[176];
+        char options[192];
         snprintf(options, sizeof options,
-                 "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d%s",
+                 "-DRED_OP=%d -DLAYOUT=%d -DWG=%u -DMAX_COUNTERS=%u -DCONTIG=%d -DCPU_ROWS=%d -DVEC4=%d%s"
+                 " -DNV_LOAD=%d",
                  op, layout, wg, MAX_COUNTERS, contiguous_lanes(ctx, layout), cpu, vec4,
-                 vec4 && unroll == 4 ? " -DVEC_UNROLL=4" : "");
+                 vec4 && unroll == 4 ? " -DVEC_UNROLL=4" : "", nv_load);
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
