@@ -63,8 +63,8 @@
                      // at 4, 20.52 at 8; 2 groups per CU 23.1, 8 groups 22.1, WG 512 21.2)
 #endif
 #ifndef NV_LOAD
-#define NV_LOAD 0 // NVIDIA only (inline PTX) for the float4 loads of x: 1 ld.global.cs (evict first),
-                  // 2 ld.global.L2::256B (prefetch 256-byte sectors), 3 ld.global.nc.L1::no_allocate.L2::256B
+#define NV_LOAD 0 // NVIDIA only (inline PTX) for the float4 loads of x: 1 ld.global.cs (evict first:
+                  // the host's NVIDIA default), 2 ld.global.L2::256B, 3 ld.global.nc.L1::no_allocate.L2::256B
 #endif
 #if VEC_UNROLL != 4 && VEC_UNROLL != 8
 #error "VEC_UNROLL must be 4 or 8"

@@ -146,8 +146,12 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
     const char *ewg = getenv("CLT_REDUCE_WG"), *eun = getenv("CLT_REDUCE_UNROLL"); /* A/B switches */
     uint32_t wg = cpu ? 1u : ewg && atoi(ewg) > 0 ? (uint32_t)atoi(ewg) : PREFERRED_WG;
     int unroll = eun ? atoi(eun) : 0; /* 0: the kernel's VEC_UNROLL */
-    const char *enl = getenv("CLT_REDUCE_NV_LOAD"); /* A/B switch: PTX load flavour (reduce.cl) */
-    int nv_load = vec4 && enl && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA ? atoi(enl) : 0;
+    /* NVIDIA: x's float4 loads as ld.global.cs (evict first; reduce.cl NV_LOAD). H200, one call:
+     * sum/16M 19.70 us against 20.88-20.92 plain (copy of 16M floats 36.08: 91.6% of its bandwidth
+     * against 86%); L2::256B prefetch 22.30, nc + no L1 + L2::256B 20.99. CLT_REDUCE_NV_LOAD=0..3
+     * (A/B switch) picks another. */
+    const char *enl = getenv("CLT_REDUCE_NV_LOAD");
+    int nv_load = vec4 && clt__device_class_of(ctx) == CLT__CLASS_NVIDIA ? (enl ? atoi(enl) : 1) : 0;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && (uint64_t)wg * PARTIAL_BYTES + 64 > ctx->limits.local_mem_budget)
