@@ -166,7 +166,6 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
         (st = clt__set_arg(ctx, k, 9, sizeof sc, &sc, L->who)))
         return st;
     if (L->pieces > 1) {
-        const clt__gemm_problem *p = L->p;
         cl_int8 split = {{L->pieces, L->chunk, L->ppseg, (cl_int)p->a_kseg, (cl_int)segment_shift(p)}};
         if ((st = clt__set_arg(ctx, k, 10, sizeof(cl_mem), &L->ws, L->who)) ||
             (st = clt__set_arg(ctx, k, 11, sizeof split, &split, L->who)))

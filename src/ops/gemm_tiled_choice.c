@@ -44,13 +44,17 @@ static int split_pieces(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c
  * (3 and 6 pieces, uneven chunks of its 32 k steps, 17.3-18.0) */
 #define SPLIT_FULL_GRID_TILES 64
 #define SPLIT_FULL_GRID_GROUPS_PER_CU 2
+/* The area of m x n rounded up to config c's tiles. */
+static uint64_t covered_area(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
+{
+    return (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
+           (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
+}
 /* Whether over half of config c's tiles would be padding (a 256-row tile on a 64-row product, as
  * Winograd's 36 products of Co x tiles are): then a smaller config is taken if one fills the grid. */
 static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
 {
-    uint64_t covered = (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
-                       (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
-    return 2 * (uint64_t)p->m * (uint64_t)p->n < covered;
+    return 2 * (uint64_t)p->m * (uint64_t)p->n < covered_area(p, c);
 }
 #define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
 /* A product that is mostly reduction (k >= 16 max(m, n): grad-weight GEMMs) spends nearly all its
@@ -59,11 +63,6 @@ static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg 
 static int reduction_shaped(const clt__gemm_problem *p)
 {
     return p->k >= 16 * (p->m > p->n ? p->m : p->n);
-}
-static uint64_t covered_area(const clt__gemm_problem *p, const clt__gemm_tiled_cfg *c)
-{
-    return (uint64_t)((p->m + c->mwg - 1) / c->mwg * c->mwg) *
-           (uint64_t)((p->n + c->nwg - 1) / c->nwg * c->nwg);
 }
 static int least_padding(const clt_context *ctx, const clt__gemm_problem *p,
                          const clt__gemm_table *t, int from)
