@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ref/conv_backward_ref.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 #define DXW_TOL 2e-5
@@ -64,13 +65,6 @@ static clt_tensor *tensor(clt_context *ctx, int ndim, const int64_t *s, const fl
     return t;
 }
 
-static float *random_floats(int64_t n)
-{
-    float *v = malloc((size_t)(n ? n : 1) * sizeof *v);
-    tu_random_f32(v, (size_t)n, -1.0f, 1.0f);
-    return v;
-}
-
 static void compare(const char *label, const char *what, const clt_tensor *t, const double *ref,
                     const double *scale, int64_t n, double tol)
 {
@@ -103,7 +97,8 @@ static void run_case(clt_context *ctx, const int *c, const char *impl)
              impl, (long long)xs[0], (long long)xs[1], (long long)xs[2], (long long)xs[3],
              (long long)ws[0], (long long)ws[1], (long long)ws[2], (long long)ws[3], c[7], c[8], c[9],
              c[10], c[11], c[12], c[13], c[14], c[15]);
-    float *x = random_floats(nx), *w = random_floats(nw), *dy = random_floats(ny);
+    float *x = ew_random(nx, -1.0f, 1.0f), *w = ew_random(nw, -1.0f, 1.0f);
+    float *dy = ew_random(ny, -1.0f, 1.0f);
     double *ref = malloc((size_t)(nx + nw + ny + 1) * sizeof *ref);
     double *scale = malloc((size_t)(nx + nw + ny + 1) * sizeof *scale);
     clt_tensor *tx = tensor(ctx, 4, xs, x), *tw = tensor(ctx, 4, ws, w), *tdy = tensor(ctx, 4, ys, dy);
@@ -182,7 +177,7 @@ static void winograd_dx_on(const char *profile)
         ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
         int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
         int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
-        float *w = random_floats(nw + 3), *dy = random_floats(ny);
+        float *w = ew_random(nw + 3, -1.0f, 1.0f), *dy = ew_random(ny, -1.0f, 1.0f);
         double *ref = malloc((size_t)nx * sizeof *ref), *scale = malloc((size_t)nx * sizeof *scale);
         /* the weights as a view 3 floats into a larger buffer */
         int64_t flat = nw + 3;
@@ -304,8 +299,8 @@ START_TEST(reference_finite_differences)
         ref_conv rc = ref_conv_make(xs, ws, &p);
         int64_t ny = xs[0] * ws[0] * ref_conv_ho(&rc) * ref_conv_wo(&rc);
         int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
-        float *x = random_floats(nx), *w = random_floats(nw), *b = random_floats(ws[0]);
-        float *g = random_floats(ny);
+        float *x = ew_random(nx, -1.0f, 1.0f), *w = ew_random(nw, -1.0f, 1.0f);
+        float *b = ew_random(ws[0], -1.0f, 1.0f), *g = ew_random(ny, -1.0f, 1.0f);
         double *out = malloc((size_t)ny * sizeof *out), *ref = malloc((size_t)nx * sizeof *ref);
         double *fd = malloc((size_t)nx * sizeof *fd);
         ref_conv2d_backward_input(&rc, g, w, ref, NULL);

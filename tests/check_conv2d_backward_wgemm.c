@@ -18,6 +18,8 @@
 #include "ops/conv2d_backward.h"
 #include "ops/launch.h"
 #include "ref/conv_backward_ref.h"
+#include "util/conv_case.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 #define DW_TOL 2e-5
@@ -40,29 +42,6 @@ static const int cases[][16] = {
 };
 #define N_CASES (int)(sizeof cases / sizeof cases[0])
 
-typedef struct shape {
-    int64_t xs[4], ws[4], ys[4], nx, nw, ny;
-    clt_conv2d_params p;
-    ref_conv rc;
-} shape;
-
-static void shape_of(const int *c, shape *s)
-{
-    clt_conv2d_params_init(&s->p);
-    s->xs[0] = c[0], s->xs[1] = c[1], s->xs[2] = c[3], s->xs[3] = c[4];
-    s->ws[0] = c[2], s->ws[1] = c[1] / c[15], s->ws[2] = c[5], s->ws[3] = c[6];
-    s->p.stride_h = c[7], s->p.stride_w = c[8], s->p.dilation_h = c[9], s->p.dilation_w = c[10];
-    s->p.pad_top = c[11], s->p.pad_bottom = c[12], s->p.pad_left = c[13], s->p.pad_right = c[14];
-    s->p.groups = c[15];
-    s->rc = ref_conv_make(s->xs, s->ws, &s->p);
-    s->ys[0] = c[0], s->ys[1] = c[2], s->ys[2] = ref_conv_ho(&s->rc),
-    s->ys[3] = ref_conv_wo(&s->rc);
-    ck_assert_msg(s->ys[2] >= 1 && s->ys[3] >= 1, "bad test case");
-    s->nx = s->xs[0] * s->xs[1] * s->xs[2] * s->xs[3];
-    s->nw = s->ws[0] * s->ws[1] * s->ws[2] * s->ws[3];
-    s->ny = s->ys[0] * s->ys[1] * s->ys[2] * s->ys[3];
-}
-
 static clt_tensor *tensor(clt_context *ctx, const int64_t *s, const float *data, int64_t n)
 {
     clt_tensor *t = NULL;
@@ -73,26 +52,19 @@ static clt_tensor *tensor(clt_context *ctx, const int64_t *s, const float *data,
     return t;
 }
 
-static float *random_floats(int64_t n)
-{
-    float *v = malloc((size_t)n * sizeof *v);
-    tu_random_f32(v, (size_t)n, -1.0f, 1.0f);
-    return v;
-}
-
 /* Launches of the profiler rows of clt_conv2d_backward_weight whose impl starts with prefix. */
 /* dw twice (beta 0 must overwrite; split-K counters back at 0) against the reference; returns the
  * column-kernel launches per call. */
 static uint64_t run_case(clt_context *ctx, const int *c, const char *what)
 {
-    shape s;
-    shape_of(c, &s);
+    conv_case s;
+    conv_case_make(c, &s);
     char label[200];
     snprintf(label, sizeof label,
              "%s x [%d,%d,%d,%d] w [%d,%d,%d,%d] s %d,%d d %d,%d pad %d,%d,%d,%d g %d", what, c[0],
              c[1], c[3], c[4], c[2], c[1] / c[15], c[5], c[6], c[7], c[8], c[9], c[10], c[11],
              c[12], c[13], c[14], c[15]);
-    float *x = random_floats(s.nx), *dy = random_floats(s.ny),
+    float *x = ew_random(s.nx, -1.0f, 1.0f), *dy = ew_random(s.ny, -1.0f, 1.0f),
           *got = malloc((size_t)s.nw * sizeof *got);
     double *ref = malloc((size_t)s.nw * sizeof *ref), *scale = malloc((size_t)s.nw * sizeof *scale);
     clt_tensor *tx = tensor(ctx, s.xs, x, s.nx), *tdy = tensor(ctx, s.ys, dy, s.ny);
@@ -152,8 +124,8 @@ START_TEST(chunks)
         const int *c = cases[i];
         if (c[0] != 3)
             continue;
-        shape s;
-        shape_of(c, &s);
+        conv_case s;
+        conv_case_make(c, &s);
         int identity =
             c[5] == 1 && c[6] == 1 && c[7] == 1 && c[8] == 1 && !(c[11] | c[12] | c[13] | c[14]);
         clt__convb_col_cap_bytes = 1;
@@ -186,9 +158,9 @@ START_TEST(variant_choice)
 {
     setenv("CLT_CONVB_WEIGHT_VARIANT", "tiled", 1);
     clt_context *ctx = profiled_context();
-    shape s;
-    shape_of(cases[3], &s);
-    float *x = random_floats(s.nx), *dy = random_floats(s.ny);
+    conv_case s;
+    conv_case_make(cases[3], &s);
+    float *x = ew_random(s.nx, -1.0f, 1.0f), *dy = ew_random(s.ny, -1.0f, 1.0f);
     clt_tensor *tx = tensor(ctx, s.xs, x, s.nx), *tdy = tensor(ctx, s.ys, dy, s.ny);
     clt_tensor *tdw = tensor(ctx, s.ws, NULL, 0);
     TU_OK(clt_profile_reset(ctx));

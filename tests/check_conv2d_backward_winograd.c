@@ -32,6 +32,8 @@
 #include "ops/conv2d_backward.h"
 #include "ref/conv_backward_ref.h"
 #include "ref/winograd_dw_ref.h"
+#include "util/conv_case.h"
+#include "util/ew_util.h"
 #include "util/test_util.h"
 
 #define TOL_W 1.0
@@ -48,25 +50,11 @@ static const int cases[][9] = {
 
 static double worst_ratio; /* largest err / unit, printed under WG_MEASURE=1 */
 
-typedef struct shape {
-    int64_t xs[4], ws[4], ys[4], nx, nw, ny;
-    clt_conv2d_params p;
-    ref_conv rc;
-} shape;
-
-static void shape_of(const int *c, shape *s)
+/* The suite's 9-int row as the shared 16-int conv case (3x3, stride 1, dilation 1, one group). */
+static void shape_of(const int *c, conv_case *s)
 {
-    clt_conv2d_params_init(&s->p);
-    s->xs[0] = c[0], s->xs[1] = c[1], s->xs[2] = c[3], s->xs[3] = c[4];
-    s->ws[0] = c[2], s->ws[1] = c[1], s->ws[2] = 3, s->ws[3] = 3;
-    s->p.pad_top = c[5], s->p.pad_bottom = c[6], s->p.pad_left = c[7], s->p.pad_right = c[8];
-    s->rc = ref_conv_make(s->xs, s->ws, &s->p);
-    s->ys[0] = c[0], s->ys[1] = c[2], s->ys[2] = ref_conv_ho(&s->rc),
-    s->ys[3] = ref_conv_wo(&s->rc);
-    ck_assert_msg(s->ys[2] >= 1 && s->ys[3] >= 1, "bad test case");
-    s->nx = s->xs[0] * s->xs[1] * s->xs[2] * s->xs[3];
-    s->nw = s->ws[0] * s->ws[1] * 9;
-    s->ny = s->ys[0] * s->ys[1] * s->ys[2] * s->ys[3];
+    const int row[16] = {c[0], c[1], c[2], c[3], c[4], 3, 3, 1, 1, 1, 1, c[5], c[6], c[7], c[8], 1};
+    conv_case_make(row, s);
 }
 
 /* A tensor of shape s (data or uninitialised), a view off elements into a larger base when off > 0.
@@ -86,23 +74,16 @@ static clt_tensor *make(clt_context *ctx, const int64_t *s, const float *data, i
     return t;
 }
 
-static float *random_floats(int64_t n)
-{
-    float *v = malloc((size_t)n * sizeof *v);
-    tu_random_f32(v, (size_t)n, -1.0f, 1.0f);
-    return v;
-}
-
 /* dw twice against the reference (views at off elements when off > 0); returns the transform
  * launches per call. */
 static uint64_t run_case(clt_context *ctx, const int *c, int64_t off, const char *what)
 {
-    shape s;
+    conv_case s;
     shape_of(c, &s);
     char label[200];
     snprintf(label, sizeof label, "%s x [%d,%d,%d,%d] co %d pad %d,%d,%d,%d off %lld", what, c[0],
              c[1], c[3], c[4], c[2], c[5], c[6], c[7], c[8], (long long)off);
-    float *x = random_floats(s.nx), *dy = random_floats(s.ny);
+    float *x = ew_random(s.nx, -1.0f, 1.0f), *dy = ew_random(s.ny, -1.0f, 1.0f);
     float *got = malloc((size_t)s.nw * sizeof *got);
     double *ref = malloc((size_t)s.nw * sizeof *ref), *scale = malloc((size_t)s.nw * sizeof *scale);
     double *ts = malloc((size_t)s.nw * sizeof *ts);
@@ -174,7 +155,7 @@ START_TEST(chunks)
         const int *c = cases[i];
         if (c[0] != 3)
             continue;
-        shape s;
+        conv_case s;
         shape_of(c, &s);
         uint64_t tpi = (uint64_t)((s.ys[2] + 3) / 4 * ((s.ys[3] + 3) / 4));
         uint64_t m = 36u * (uint64_t)(c[2] * ((c[1] + 3) / 4 * 4));
@@ -210,9 +191,9 @@ START_TEST(no_room_falls_back)
     setenv("CLT_CONVB_WEIGHT_VARIANT", "winograd", 1);
     clt_context *ctx = profiled((uint64_t)1 << 20);
     static const int c[9] = {1, 32, 32, 48, 48, 1, 1, 1, 1};
-    shape s;
+    conv_case s;
     shape_of(c, &s);
-    float *x = random_floats(s.nx), *dy = random_floats(s.ny);
+    float *x = ew_random(s.nx, -1.0f, 1.0f), *dy = ew_random(s.ny, -1.0f, 1.0f);
     float *got = malloc((size_t)s.nw * sizeof *got);
     double *ref = malloc((size_t)s.nw * sizeof *ref), *scale = malloc((size_t)s.nw * sizeof *scale);
     clt_tensor *bx, *bdy, *bdw;
