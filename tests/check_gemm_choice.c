@@ -4,6 +4,7 @@
 #include <check.h>
 
 #include "ops/gemm_tiled_choice.h"
+#include "tune/gemm_params.h"
 #include "runtime/runtime.h"
 #include "util/test_util.h"
 
@@ -14,7 +15,7 @@ static const clt__gemm_table table = {
      {64, 64, 16, 16, 16, 4, 1},
      {64, 32, 16, 16, 8, 4, 1},
      {32, 32, 16, 8, 8, 4, 1}},
-    {4, 16, 8}, 32, 8, 32, 8, 262144.0, 8,
+    {4, 16, 8}, 32, 8, 32, 8, 262144.0, 8, 8,
 };
 
 static void expect_choice(clt_context *ctx, int64_t m, int64_t n, int64_t k, int want_cfg,
@@ -52,11 +53,29 @@ START_TEST(test_choice_h200_shapes)
 }
 END_TEST
 
+/* The warp layout each config of the NVIDIA-shaped table is built with: 8 x 4 blocks where the
+ * config can take them, the default rows where they would equal it or do not fit. */
+START_TEST(test_warp_cols)
+{
+    const int want[] = {8, 8, 8, 0, 0};
+    for (int i = 0; i < table.n_tiled; i++)
+        ck_assert_msg(clt__gemm_tiled_warp_cols(&table, &table.tiled[i]) == want[i],
+                      "config %d: TXW %d, want %d", i, clt__gemm_tiled_warp_cols(&table, &table.tiled[i]),
+                      want[i]);
+    const clt__gemm_tiled_cfg narrow = {64, 64, 16, 2, 16, 4, 1}; /* 32 / 8 rows > 2 */
+    ck_assert_int_eq(clt__gemm_tiled_warp_cols(&table, &narrow), 0);
+    clt__gemm_table plain = table;
+    plain.warp_cols = 0;
+    ck_assert_int_eq(clt__gemm_tiled_warp_cols(&plain, &table.tiled[0]), 0);
+}
+END_TEST
+
 Suite *gemm_choice_suite(void)
 {
     Suite *s = suite_create("gemm_choice");
     TCase *tc = tcase_create("core");
     tcase_add_test(tc, test_choice_h200_shapes);
+    tcase_add_test(tc, test_warp_cols);
     suite_add_tcase(s, tc);
     return s;
 }

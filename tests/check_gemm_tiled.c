@@ -227,6 +227,33 @@ START_TEST(test_split_k)
 }
 END_TEST
 
+/* The warp layouts of gemm_tiled.cl (TXW: 8 x 4 and 4 x 8 blocks of items per 32-wide warp, the
+ * NVIDIA table's warp_cols) on a 16 x 16-item config forced onto whatever table the device has,
+ * plain and split, every transpose, edges, bias and residual. */
+START_TEST(test_warp_layouts)
+{
+    const char *names[] = {"CLT_GEMM_VARIANT", "CLT_GEMM_EXPERIMENT_CFG", "CLT_GEMM_KERNEL_OPTS"};
+    char *saved[3];
+    for (int i = 0; i < 3; i++)
+        saved[i] = tu_env_save(names[i]);
+    setenv("CLT_GEMM_EXPERIMENT_CFG", "64,64,16,16,16,4,1", 1);
+    clt_context *ctx = tu_context();
+    const struct { const char *opts, *variant; } runs[] = {{"-DTXW=8", "tiled:0"}, {"-DTXW=4", "tiled:0:3"}};
+    for (int r = 0; r < 2; r++) {
+        setenv("CLT_GEMM_KERNEL_OPTS", runs[r].opts, 1);
+        setenv("CLT_GEMM_VARIANT", runs[r].variant, 1);
+        for (int t = 0; t < 4; t++) {
+            gcase g = mk(t >> 1, t & 1, 131, 77, 150, 1 + r, 1.0f, 0.5f);
+            g.pad = 3, g.off_c = 1, g.bias = CLT_BIAS_PER_COLUMN, g.residual = 1;
+            run_case(ctx, &g, runs[r].opts);
+        }
+    }
+    tu_context_free(ctx);
+    for (int i = 0; i < 3; i++)
+        tu_env_restore(names[i], saved[i]);
+}
+END_TEST
+
 static const char *variants[] = {"tiled", "cpu", "small", "gemv", NULL};
 #define N_VARIANTS 5
 
@@ -333,6 +360,7 @@ Suite *gemm_tiled_suite(void)
     tcase_add_test(tc, test_shapes_gemv);
     tcase_add_test(tc, test_tiled_configs);
     tcase_add_test(tc, test_split_k);
+    tcase_add_test(tc, test_warp_layouts);
     tcase_add_loop_test(tc, test_beta_zero_nan, 0, N_VARIANTS);
     tcase_add_loop_test(tc, test_epilogue, 0, N_VARIANTS);
     tcase_add_loop_test(tc, test_batches_and_k, 0, N_VARIANTS);

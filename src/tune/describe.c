@@ -86,9 +86,12 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
         t->prefer_cpu ? "CPU-style" : "tiled");
     for (int i = 0; i < t->n_tiled; i++) {
         const clt__gemm_tiled_cfg *c = &t->tiled[i];
-        put(&o, "  tiled %dx%d tile, K step %d, %dx%d items (%d per work item), float%d, %s, %zu B local\n",
+        int txw = clt__gemm_tiled_warp_cols(t, c);
+        put(&o, "  tiled %dx%d tile, K step %d, %dx%d items (%d per work item), float%d, %s, %zu B local, "
+                "%d items along n per warp row\n",
             c->mwg, c->nwg, c->kwg, c->mdimc, c->ndimc, (c->mwg / c->mdimc) * (c->nwg / c->ndimc),
-            c->vw, c->db ? "double-buffered" : "single-buffered", clt__gemm_tiled_local_bytes(c));
+            c->vw, c->db ? "double-buffered" : "single-buffered", clt__gemm_tiled_local_bytes(c),
+            txw ? txw : c->ndimc);
     }
     put(&o, "  cpu-style: %d rows x %d columns per item, %d items per group\n", t->cpu.rpi, t->cpu.nv,
         t->cpu.local);

@@ -30,6 +30,7 @@ typedef struct clt__gemm_table {
     int gemv_f, gemv_s;      /* local size of gemm_gemv (fast dim, slow dim) */
     double small_volume;     /* m * n * k at or below which gemm_small is used */
     int skinny;              /* m or n at or below which gemm_small is used */
+    int warp_cols;           /* gemm_tiled.cl TXW: items along n in one 32-wide warp (0: a row of NDIMC) */
 } clt__gemm_table;
 
 /* The table in force on ctx: the tuning file's merge (tuning_file.h) when one is in force, else the
@@ -41,6 +42,10 @@ const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx);
 /* "-DMWG=.. -DNWG=.. ..." in a fixed order (part of the program cache key). */
 void clt__gemm_tiled_options(const clt__gemm_tiled_cfg *c, char *buf, size_t cap);
 void clt__gemm_cpu_options(const clt__gemm_cpu_cfg *c, char *buf, size_t cap);
+
+/* The TXW to build config c with under table t: t->warp_cols when the config can take it (it
+ * divides NDIMC and 32, 32 / TXW divides MDIMC, whole warps), else 0 (the default layout). */
+int clt__gemm_tiled_warp_cols(const clt__gemm_table *t, const clt__gemm_tiled_cfg *c);
 
 /* Local memory a tiled config needs, in bytes; its work-group size. */
 size_t clt__gemm_tiled_local_bytes(const clt__gemm_tiled_cfg *c);
