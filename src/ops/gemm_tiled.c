@@ -231,11 +231,13 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         clt__gemm_tiled_options(c, opts, sizeof opts);
         if (L->pieces > 1)
             strncat(opts, " -DSPLITK=1", sizeof opts - strlen(opts) - 1);
-        int txw = clt__gemm_tiled_warp_cols(t, c);
-        if (txw > 0)
-            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DTXW=%d", txw);
         const char *extra = getenv("CLT_GEMM_KERNEL_OPTS"); /* experiment switch: extra -D for A/B runs */
-        if (extra && strlen(extra) < 64) {
+        if (extra && strlen(extra) >= 64)
+            extra = NULL;
+        int txw = clt__gemm_tiled_warp_cols(t, c);
+        if (txw > 0 && !(extra && strstr(extra, "-DTXW"))) /* the switch's TXW, not a redefinition */
+            snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DTXW=%d", txw);
+        if (extra) {
             strncat(opts, " ", sizeof opts - strlen(opts) - 1);
             strncat(opts, extra, sizeof opts - strlen(opts) - 1);
         }

@@ -76,13 +76,18 @@ const clt__gemm_table *clt__gemm_table_for(const clt_context *ctx)
     return experiment_table(clt__gemm_table_builtin(ctx));
 }
 
-const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx)
+const clt__gemm_table *clt__gemm_table_of_class(clt__device_class c)
 {
     static const clt__gemm_table *const by_class[] = {[CLT__CLASS_NVIDIA] = &nvidia_table,
                                                    [CLT__CLASS_AMD] = &amd_table,
                                                    [CLT__CLASS_CPU] = &cpu_table,
                                                    [CLT__CLASS_DEFAULT] = &default_table};
-    return by_class[clt__device_class_of(ctx)];
+    return by_class[c];
+}
+
+const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx)
+{
+    return clt__gemm_table_of_class(clt__device_class_of(ctx));
 }
 
 void clt__gemm_tiled_options(const clt__gemm_tiled_cfg *c, char *buf, size_t cap)

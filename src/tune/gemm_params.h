@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "runtime/runtime.h"
+#include "tune/dispatch_common.h"
 
 /* gemm_tiled.cl: MWG x NWG tile per work-group of MDIMC x NDIMC items, K staged KWG at a time. */
 typedef struct clt__gemm_tiled_cfg {
@@ -38,6 +39,8 @@ typedef struct clt__gemm_table {
 const clt__gemm_table *clt__gemm_table_for(const clt_context *ctx);
 /* The built-in table for ctx's device class and profile. Never NULL. */
 const clt__gemm_table *clt__gemm_table_builtin(const clt_context *ctx);
+/* The built-in table of device class c, whatever the device (tests pin the NVIDIA one on POCL). */
+const clt__gemm_table *clt__gemm_table_of_class(clt__device_class c);
 
 /* "-DMWG=.. -DNWG=.. ..." in a fixed order (part of the program cache key). */
 void clt__gemm_tiled_options(const clt__gemm_tiled_cfg *c, char *buf, size_t cap);
