@@ -57,6 +57,8 @@ int clt__conv_winograd_chosen(const clt_context *ctx, const clt__conv_geom *g);
 extern uint64_t clt__conv_winograd_cap_bytes;
 /* 3x3, stride 1, dilation 1, one group. */
 int clt__conv_winograd_applies(const clt__conv_geom *g);
+/* CLT_SUCCESS when Winograd applies to g, else CLT_ERR_UNSUPPORTED with a message for `who`. */
+clt_status clt__conv_winograd_require(clt_context *ctx, const clt__conv_geom *g, const char *who);
 /* Whether our automatic choice on ctx takes Winograd (it applies and the device class's
  * thresholds in tune/conv_params.c pass). */
 int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g);

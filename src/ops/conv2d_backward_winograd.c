@@ -126,13 +126,12 @@ clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
                                       const clt_tensor *dy, const clt_tensor *x, clt_tensor *dw,
                                       const char *who)
 {
-    if (!clt__conv_winograd_applies(g))
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
-                         "%s: Winograd takes 3x3, stride 1, dilation 1, one group", who);
+    clt_status st = clt__conv_winograd_require(ctx, g, who);
+    if (st)
+        return st;
     dw_plan w;
     memset(&w, 0, sizeof w);
-    clt_status st = plan_make(ctx, g, &w, who);
-    if (st)
+    if ((st = plan_make(ctx, g, &w, who)) != CLT_SUCCESS)
         return st;
     cl_kernel kt, ko;
     if ((st = clt__kernel_get(ctx, PROGRAM, "", "conv2d_winograd_dw_transform", &kt)) ||

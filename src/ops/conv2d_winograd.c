@@ -32,6 +32,14 @@ int clt__conv_winograd_applies(const clt__conv_geom *g)
            g->groups == 1;
 }
 
+clt_status clt__conv_winograd_require(clt_context *ctx, const clt__conv_geom *g, const char *who)
+{
+    if (clt__conv_winograd_applies(g))
+        return CLT_SUCCESS;
+    return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: Winograd takes 3x3, stride 1, dilation 1, one group",
+                     who);
+}
+
 int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g)
 {
     const clt__conv_table *t = clt__conv_table_for(ctx);
@@ -176,13 +184,12 @@ static clt_status run_output(clt_context *ctx, const clt__conv_problem *p, const
 clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    if (!clt__conv_winograd_applies(g))
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
-                         "%s: Winograd takes 3x3, stride 1, dilation 1, one group", who);
+    clt_status st = clt__conv_winograd_require(ctx, g, who);
+    if (st)
+        return st;
     wino_plan w;
     memset(&w, 0, sizeof w);
-    clt_status st = plan_make(ctx, g, &w, who);
-    if (st)
+    if ((st = plan_make(ctx, g, &w, who)) != CLT_SUCCESS)
         return st;
     w.local = (size_t)clt__conv_table_for(ctx)->direct_local;
     const char *prog = w.cpu ? "conv2d_winograd_cpu" : "conv2d_winograd";
