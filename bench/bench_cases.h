@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 /* What the run is about: the context and its device. */
 typedef struct bench_env {

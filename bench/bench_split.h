@@ -4,7 +4,7 @@
 #ifndef BENCH_SPLIT_H
 #define BENCH_SPLIT_H
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 typedef struct bench_split_snap {
     double kernel_ns, transfer_ns, host_ns, idle_ns;

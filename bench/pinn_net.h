@@ -2,13 +2,13 @@
  * (2 -> 2F), three tanh layers of width W (bias + tanh fused into each GEMM), a linear layer to 2;
  * MSE loss; a hand-written backward; Adam over ONE flat parameter tensor. Every tensor is allocated
  * once in pinn_create (the workspace); a step allocates nothing and never waits.
- * Shared by clt-bench (bench_pinn.c) and tests/check_pinn.c, which checks its gradients. */
+ * Shared by clt-bench (bench_pinn.c) and tests/train/check_pinn.c, which checks its gradients. */
 #ifndef BENCH_PINN_NET_H
 #define BENCH_PINN_NET_H
 
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 #define PINN_LAYERS 4 /* three tanh layers and the linear output */
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A shorter device call than ci/device_final.sh (fits a ~9 minute budget): every benchmark suite but
 # transfer (ours auto, CLBlast forced for the gemm suite and the matmul/conv cases, PyTorch CUDA), the
-# A/B variants of AB_SPEC (default ci/ab_quick.spec), the joined table; the archive $OUT/final.tgz is
+# A/B variants of AB_SPEC (default bench/ab/quick.spec), the joined table; the archive $OUT/final.tgz is
 # written before the GPU test suites (GPU_SUITES) run with what is left of FINAL_BUDGET seconds
 # (their summary: $OUT/tests.txt). COLD_RUN=1 adds a cold-compile run of matmul/8192 first.
 cd "$(dirname "$0")/.."
@@ -24,7 +24,7 @@ echo "clblast $(( $(date +%s) - t0 )) s" >> $r/times.txt
 timeout 150 python3 bench/peers/torch_suite.py --suite seed,micro,gemm,conv,pinn --device cuda --json $r/torch.jsonl > $r/torch.log 2>&1
 echo "torch $(( $(date +%s) - t0 )) s" >> $r/times.txt
 left=$(( ${FINAL_BUDGET:-480} - ($(date +%s) - t0) - 30 )) # the A/B runs get what is left, minus the archive's margin
-[ $left -gt 20 ] && timeout $left env AB_CAP=${AB_CAP:-60} bash ci/ab.sh ${AB_SPEC:-ci/ab_quick.spec} $r/ab > $r/ab_run.txt 2>&1
+[ $left -gt 20 ] && timeout $left env AB_CAP=${AB_CAP:-60} bash bench/ab/ab.sh ${AB_SPEC:-bench/ab/quick.spec} $r/ab > $r/ab_run.txt 2>&1
 rm -f $r/ab/*.trace.json
 $b --compare $r/cltensor.jsonl $r/cltensor_clblast.jsonl $r/torch.jsonl > $r/compare.md 2>&1
 echo "ab $(( $(date +%s) - t0 )) s" >> $r/times.txt

@@ -1,7 +1,10 @@
 /*
  * cltensor — a cross-vendor GPU compute backend over OpenCL for ML frameworks.
  *
- * Public C ABI. No OpenCL types appear here; interop lives in cltensor_cl.h.
+ * Public C ABI: the base types (status, dtype, context, tensor, activations) and the context and
+ * tensor calls. Each op family has its own header that includes only this one
+ * (cltensor_ops.h, cltensor_gemm.h, cltensor_conv.h, cltensor_train.h, cltensor_profile.h);
+ * cltensor_all.h includes them all. No OpenCL types appear here; interop lives in cltensor_cl.h.
  *
  * Execution model
  *   A context owns one device, one in-order command queue and one buffer pool.
@@ -98,6 +101,34 @@ typedef enum clt_dtype {
     CLT_I32 = 3,
     CLT_U8 = 4
 } clt_dtype;
+
+/* Shared by the elementwise ops and the GEMM/conv epilogues, so it lives with the base types. */
+/** Unary ops and activations. `alpha` is used by LEAKY_RELU (slope for x < 0) and ELU
+ *  (alpha * (exp(x) - 1) for x < 0) and ignored by the others. */
+typedef enum clt_unary_op {
+    CLT_IDENTITY = 0,
+    CLT_NEG = 1,
+    CLT_ABS = 2,
+    CLT_SIGN = 3,       /* -1, 0, +1 (NaN stays NaN) */
+    CLT_EXP = 4,
+    CLT_LOG = 5,
+    CLT_SQRT = 6,
+    CLT_RSQRT = 7,
+    CLT_RECIPROCAL = 8,
+    CLT_SQUARE = 9,
+    CLT_SIN = 10,
+    CLT_COS = 11,
+    CLT_TANH = 12,
+    CLT_SIGMOID = 13,
+    CLT_RELU = 14,
+    CLT_LEAKY_RELU = 15,
+    CLT_ELU = 16,
+    CLT_GELU_ERF = 17,  /* x * Phi(x) */
+    CLT_GELU_TANH = 18, /* the tanh approximation */
+    CLT_SILU = 19,      /* x * sigmoid(x) */
+    CLT_SOFTPLUS = 20,  /* log(1 + exp(x)), stable for large |x| */
+    CLT_HARDSWISH = 21  /* x * relu6(x + 3) / 6 */
+} clt_unary_op;
 
 #define CLT_MAX_DIMS 8
 
@@ -365,11 +396,5 @@ CLT_API size_t clt_tensor_nbytes(const clt_tensor *t);
 #ifdef __cplusplus
 }
 #endif
-
-#include "cltensor_ops.h"
-#include "cltensor_gemm.h"
-#include "cltensor_conv.h"
-#include "cltensor_profile.h"
-#include "cltensor_train.h"
 
 #endif /* CLTENSOR_H */

@@ -42,33 +42,6 @@ typedef enum clt_binary_op {
     CLT_GE = 12
 } clt_binary_op;
 
-/** Unary ops and activations. `alpha` is used by LEAKY_RELU (slope for x < 0) and ELU
- *  (alpha * (exp(x) - 1) for x < 0) and ignored by the others. */
-typedef enum clt_unary_op {
-    CLT_IDENTITY = 0,
-    CLT_NEG = 1,
-    CLT_ABS = 2,
-    CLT_SIGN = 3,       /* -1, 0, +1 (NaN stays NaN) */
-    CLT_EXP = 4,
-    CLT_LOG = 5,
-    CLT_SQRT = 6,
-    CLT_RSQRT = 7,
-    CLT_RECIPROCAL = 8,
-    CLT_SQUARE = 9,
-    CLT_SIN = 10,
-    CLT_COS = 11,
-    CLT_TANH = 12,
-    CLT_SIGMOID = 13,
-    CLT_RELU = 14,
-    CLT_LEAKY_RELU = 15,
-    CLT_ELU = 16,
-    CLT_GELU_ERF = 17,  /* x * Phi(x) */
-    CLT_GELU_TANH = 18, /* the tanh approximation */
-    CLT_SILU = 19,      /* x * sigmoid(x) */
-    CLT_SOFTPLUS = 20,  /* log(1 + exp(x)), stable for large |x| */
-    CLT_HARDSWISH = 21  /* x * relu6(x + 3) / 6 */
-} clt_unary_op;
-
 /** out = a op b, broadcasting. */
 CLT_API clt_status clt_binary(clt_binary_op op, const clt_tensor *a, const clt_tensor *b,
                               clt_tensor *out);

@@ -117,7 +117,7 @@ static clt_program_cache_stats stats_of(const clt_context *ctx)
 START_TEST(embedded_tensor_source_is_inlined)
 {
     ck_assert_int_ge(clt__embedded_source_count(), 1);
-    ck_assert_ptr_nonnull(clt__embedded_source_find("tensor.cl"));
+    ck_assert_ptr_nonnull(clt__embedded_source_find("elementwise/tensor.cl"));
     ck_assert_ptr_null(clt__embedded_source_name(clt__embedded_source_count()));
     char *src = NULL;
     size_t len = 0;
@@ -140,7 +140,8 @@ START_TEST(disk_source_inlines_each_header_once)
 {
     char *dir = tu_make_temp_dir();
     make_subdir(dir, "common");
-    write_text(dir, "tensor.cl",
+    make_subdir(dir, "elementwise"); /* a family's file sits in its op folder, as in cl_kernels/ */
+    write_text(dir, "elementwise/tensor.cl",
                "// top\n#include \"common/a.h\"\n  #  include   \"common/a.h\"\nkernel_body\n");
     write_text(dir, "common/a.h", "A1\n#include \"b.h\"\n#include \"common/b.h\"\nA2"); /* no \n */
     write_text(dir, "common/b.h", "B\n");

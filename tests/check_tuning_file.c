@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tune/gemm_dispatch.h"
+#include "ops/gemm/gemm_dispatch.h"
+#include "ops/conv/conv_dispatch.h"
+#include "ops/gemm/gemm_params.h"
 #include "tune/tuning_file.h"
 #include "util/test_util.h"
 

@@ -6,7 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 #define X(name) Suite *name##_suite(void);
 #include "suite_list.h"

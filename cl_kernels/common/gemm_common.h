@@ -36,7 +36,7 @@ typedef int idx_t;
 #define GEMM_F_BIAS_ROW 16 /* bias[i] */
 #define GEMM_F_RESIDUAL 32
 #define GEMM_F_CONTIG_K 64 /* gemv: the matrix operand is contiguous along k */
-#define GEMM_F_DACT_SHIFT 7 /* bits 7-8: 1 tanh, 2 sigmoid, 3 relu (src/ops/gemm.h CLT__GEMM_DACT_*) */
+#define GEMM_F_DACT_SHIFT 7 /* bits 7-8: 1 tanh, 2 sigmoid, 3 relu (src/ops/gemm/gemm.h CLT__GEMM_DACT_*) */
 #define GEMM_F_DACT (3 << GEMM_F_DACT_SHIFT)
 
 /* The derivative of the forward activation written from its output y; run-time selected (a

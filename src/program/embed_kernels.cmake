@@ -1,4 +1,4 @@
-# Turns cl_kernels/*.cl and cl_kernels/common/*.h into a C file of byte arrays plus a table
+# Turns cl_kernels/<folder>/*.cl and cl_kernels/common/*.h into a C file of byte arrays plus a table
 # {name, data, length} that kernel_source.c searches, so the library needs no files at run time.
 # Usage: cmake -DKERNEL_DIR=<cl_kernels> -DOUTPUT=<file.c> -P embed_kernels.cmake
 # The output is rewritten only when its text changes, so an unrelated rebuild recompiles nothing.
@@ -7,7 +7,7 @@ if(NOT KERNEL_DIR OR NOT OUTPUT)
   message(FATAL_ERROR "embed_kernels.cmake: pass -DKERNEL_DIR=... and -DOUTPUT=...")
 endif()
 
-file(GLOB kernels RELATIVE ${KERNEL_DIR} ${KERNEL_DIR}/*.cl)
+file(GLOB kernels RELATIVE ${KERNEL_DIR} ${KERNEL_DIR}/*.cl ${KERNEL_DIR}/*/*.cl)
 file(GLOB headers RELATIVE ${KERNEL_DIR} ${KERNEL_DIR}/common/*.h)
 set(files ${kernels} ${headers})
 list(SORT files) # stable output whatever order the file system lists

@@ -1,4 +1,4 @@
-/* Kernel sources: cl_kernels/<family>.cl from kernel_dir or from the copies embedded at build time,
+/* Kernel sources: cl_kernels/<folder>/<family>.cl from kernel_dir or from the copies embedded at build time,
  * with `#include "..."` lines replaced by the header text. Inlining here (rather than passing -I to
  * the compiler) keeps embedded and on-disk sources identical in behaviour and makes the source
  * string that the cache keys on complete. */
@@ -32,6 +32,24 @@ const clt_embedded_file *clt__embedded_source_find(const char *name)
         if (strcmp(clt__embedded_files[i].name, name) == 0)
             return &clt__embedded_files[i];
     return NULL;
+}
+
+/* The path of <family>.cl under cl_kernels/: the embedded table knows which op folder holds it
+ * ("gemm/gemm_tiled.cl"); a family it does not know is looked for at the top ("x.cl"). The same path
+ * serves a CLT_KERNEL_DIR tree, which mirrors cl_kernels/. */
+static void family_file(const char *family, char *file, size_t cap)
+{
+    snprintf(file, cap, "%s.cl", family);
+    size_t n = strlen(file);
+    for (int i = 0; i < clt__embedded_file_count; i++) {
+        const char *name = clt__embedded_files[i].name;
+        size_t len = strlen(name);
+        if (len > n && name[len - n - 1] == '/' && strcmp(name + len - n, file) == 0 &&
+            len < cap) {
+            memcpy(file, name, len + 1);
+            return;
+        }
+    }
 }
 
 typedef struct text_buf {
@@ -245,7 +263,7 @@ clt_status clt__kernel_source(const clt_context *ctx, const char *family, const 
                          family ? family : "(null)");
     inliner in = {.ctx = ctx, .kernel_dir = kernel_dir, .family = family};
     char file[128];
-    snprintf(file, sizeof file, "%s.cl", family);
+    family_file(family, file, sizeof file);
     const char *data;
     size_t len;
     char *owned;

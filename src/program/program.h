@@ -8,7 +8,7 @@
 
 /* ------------------------------------------------------ kernel_source.c */
 
-/* The source of cl_kernels/<family>.cl ("tensor" -> tensor.cl) with every `#include "common/x.h"`
+/* The source of cl_kernels/<folder>/<family>.cl ("tensor" -> elementwise/tensor.cl) with every `#include "common/x.h"`
  * line replaced by that header's text (recursively, each header once). From kernel_dir when it is
  * non-empty, else from the sources embedded in the library. *out is heap memory for the caller to
  * free. CLT_ERR_IO when a file is missing or unreadable (message names the path),
@@ -16,7 +16,7 @@
 clt_status clt__kernel_source(const clt_context *ctx, const char *family, const char *kernel_dir,
                               char **out, size_t *length);
 
-/* Names of the embedded files ("tensor.cl", "common/philox.h", ...), for clt-info. */
+/* Names of the embedded files ("elementwise/tensor.cl", "common/random.h", ...), for clt-info. */
 int clt__embedded_source_count(void);
 const char *clt__embedded_source_name(int i);
 
@@ -30,7 +30,7 @@ typedef struct clt_embedded_file {
 extern const clt_embedded_file clt__embedded_files[];
 extern const int clt__embedded_file_count;
 
-/* The embedded file `name` ("tensor.cl", "common/x.h"), or NULL. */
+/* The embedded file `name` ("elementwise/tensor.cl", "common/x.h"), or NULL. */
 const clt_embedded_file *clt__embedded_source_find(const char *name);
 
 /* ------------------------------------------------------ program_cache.c */

@@ -2,7 +2,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "ops/launch.h"
+#include "ops/common/launch.h"
 #include "profile/profile.h"
 #include "program/program.h"
 #include "tensor/tensor.h"

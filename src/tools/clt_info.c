@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 #include "json_out.h"
 
 typedef struct info_options {

@@ -10,6 +10,9 @@
 #include "bench_cases.h"
 #include "bench_timing.h"
 #include "runtime/runtime.h"
+#include "ops/conv/conv_dispatch.h"
+#include "ops/gemm/gemm_dispatch.h"
+#include "ops/gemm/gemm_params.h"
 #include "tune/tuning_file.h"
 
 typedef struct tune_env {

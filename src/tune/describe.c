@@ -3,10 +3,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "tune/conv_dispatch.h"
-#include "tune/conv_params.h"
-#include "tune/gemm_dispatch.h"
-#include "tune/gemm_params.h"
+#include "ops/conv/conv_dispatch.h"
+#include "ops/conv/conv_params.h"
+#include "ops/gemm/gemm_dispatch.h"
+#include "ops/gemm/gemm_params.h"
 #include "tune/tuning_file.h"
 
 typedef struct text_out {

@@ -24,9 +24,8 @@
 
 #include <stddef.h>
 
-#include "tune/conv_dispatch.h"
-#include "tune/gemm_dispatch.h"
-#include "tune/gemm_params.h"
+#include "ops/conv/conv_tables.h"
+#include "ops/gemm/gemm_tables.h"
 
 #define CLT_TUNING_FORMAT_VERSION 1
 #define CLT_TUNING_MAX_ENTRIES 128

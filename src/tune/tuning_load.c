@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include "program/program.h"
+#include "ops/conv/conv_dispatch.h"
+#include "ops/gemm/gemm_dispatch.h"
+#include "ops/gemm/gemm_params.h"
 #include "tune/tuning_file.h"
 
 typedef int (*section_apply_fn)(const clt_context *ctx, const clt__tuning_entries *e, clt__tuning *t,

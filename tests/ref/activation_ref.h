@@ -3,7 +3,7 @@
 #ifndef CLT_REF_ACTIVATION_REF_H
 #define CLT_REF_ACTIVATION_REF_H
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 /* op(x); alpha is used by LEAKY_RELU and ELU only. */
 double ref_unary(clt_unary_op op, double x, double alpha);

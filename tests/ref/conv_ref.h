@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 typedef struct ref_conv {
     int64_t n, ci, h, w;    /* x [n, ci, h, w] */

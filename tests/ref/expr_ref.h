@@ -1,12 +1,12 @@
 /* Reference evaluation of elementwise expressions on the host, in double, with NumPy broadcasting.
- * Reads the expression's internal nodes (src/ops/expr.h). */
+ * Reads the expression's internal nodes (src/ops/elementwise/expr.h). */
 #ifndef CLT_REF_EXPR_REF_H
 #define CLT_REF_EXPR_REF_H
 
 #include <stdint.h>
 
-#include "cltensor.h"
-#include "ops/expr.h"
+#include "cltensor_all.h"
+#include "ops/elementwise/expr.h"
 
 typedef struct host_tensor {
     int ndim;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 typedef struct ref_gemm {
     int ta, tb; /* 1: transposed */

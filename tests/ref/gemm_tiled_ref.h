@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 typedef struct gemm_ref_args {
     int ta, tb;

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 typedef struct ref_pool {
     int64_t n, c, h, w;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 #include "cltensor_ops.h"
 
 /* A shape: ndim and dims (ndim 0 = a 0-d scalar tensor). */

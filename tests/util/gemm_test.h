@@ -4,7 +4,7 @@
 #ifndef CLT_GEMM_TEST_H
 #define CLT_GEMM_TEST_H
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 /* Error bound (f32), per element of C, for K = k:
  *   |C - ref| <= GT_C * (K + 4) * eps * scale * GT_ACT_GAIN + GT_REL * eps * (|act| + |residual|)

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cltensor.h"
+#include "cltensor_all.h"
 
 /* Fail the test with the library's message when a call does not succeed. */
 #define TU_OK(call)                                                                        \

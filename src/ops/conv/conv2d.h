@@ -1,0 +1,69 @@
+/* Conv2D internals: the validated forward problem every implementation receives, and the
+ * implementations. Validation (shapes, params, aliasing, contexts) is done once, in conv2d_api.c. */
+#ifndef CLT_CONV2D_H
+#define CLT_CONV2D_H
+
+#include "ops/common/conv_geometry.h"
+
+/* One validated forward convolution, n >= 1. Offsets in elements; bias NULL when there is none. */
+typedef struct clt__conv_problem {
+    clt__conv_geom g;
+    cl_mem x, w, bias, out;
+    uint64_t x_off, w_off, bias_off, out_off;
+    clt_unary_op act;
+    float act_alpha;
+    /* 1: w holds the weights of the convolution this one transposes (Co x Ci x Kh x Kw of this
+     * problem's Ci x Co, taps reversed), read in place: stride-1 grad-input. Only
+     * clt__conv2d_winograd takes it. */
+    int w_flipped;
+} clt__conv_problem;
+
+/* 2 * N * Co * Ho * Wo * Ci_g * Kh * Kw. */
+double clt__conv_flop(const clt__conv_geom *g);
+
+/* A 1x1, stride 1, unpadded, ungrouped convolution: a GEMM per image. */
+int clt__conv_is_pointwise(const clt__conv_geom *g);
+
+/* Our kernels (conv2d_ours.c): a GEMM for 1x1, the direct kernel for one input channel per group,
+ * else the implicit GEMM (GPU) or the CPU-style direct kernel, by device class. One launch.
+ * CLT_ERR_UNSUPPORTED when no variant fits the device or the shape (the caller falls back). */
+clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who);
+
+/* im2col (our kernel, into workspace slot 1) + CLBlast GEMM with the bias/activation epilogue
+ * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
+clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);
+
+/* The same with CLBlast's GEMM (clblast = 1) or ours (0, clt__gemm_tiled: CPU devices use it as
+ * ours, chunked to about the last-level cache). */
+clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
+                               const char *who);
+
+/* Column bytes per chunk of images on CPU devices (forward and weight gradient); a variable so
+ * tests can force several chunks. */
+extern uint64_t clt__conv_cpu_chunk_bytes;
+
+/* Columns of images img0 .. img0 + nimg - 1 of p->x into col (from element 0): per image the
+ * (Ci*Kh*Kw) x (Ho*Wo) matrix, zeros in the padding. The CPU-style kernel on CPU devices. */
+clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_mem col,
+                              int64_t img0, int64_t nimg, const char *who);
+
+/* Winograd F(4x4, 3x3) (conv2d_winograd.c): transform, batched GEMM (ours), output transform:
+ * three launches per chunk of images (V + M + U capped at clt__conv_winograd_cap_bytes; a
+ * variable so tests can force chunks). CLT_ERR_UNSUPPORTED when the shape does not apply or our
+ * GEMM refuses (the caller falls back). */
+clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* Whether clt__conv2d_ours takes Winograd for g (CLT_CONV_VARIANT, else the class thresholds). */
+int clt__conv_winograd_chosen(const clt_context *ctx, const clt__conv_geom *g);
+extern uint64_t clt__conv_winograd_cap_bytes;
+/* 3x3, stride 1, dilation 1, one group. */
+int clt__conv_winograd_applies(const clt__conv_geom *g);
+/* CLT_SUCCESS when Winograd applies to g, else CLT_ERR_UNSUPPORTED with a message for `who`. */
+clt_status clt__conv_winograd_require(clt_context *ctx, const clt__conv_geom *g, const char *who);
+/* Whether our automatic choice on ctx takes Winograd (it applies and the device class's
+ * thresholds in tune/conv_params.c pass). */
+int clt__conv_winograd_auto(const clt_context *ctx, const clt__conv_geom *g);
+/* Images per chunk of a Winograd pass (forward and grad-weight): as many of n as fit cap_bytes
+ * beside `fixed` floats held for the whole call, per_image floats each; at least 1. */
+int64_t clt__conv_winograd_chunk(uint64_t cap_bytes, uint64_t fixed, uint64_t per_image, int64_t n);
+
+#endif

@@ -1,0 +1,59 @@
+/* GEMM internals: the validated problem every implementation receives, and the implementations.
+ * Validation (shapes, bounds, aliasing, contexts) is done once, in gemm_api.c, before any of these run. */
+#ifndef CLT_GEMM_H
+#define CLT_GEMM_H
+
+#include "cltensor_gemm.h"
+#include "runtime/runtime.h"
+
+/* One validated, possibly strided-batched GEMM. Offsets, leading dimensions and strides are in
+ * elements; a buffer of NULL means "not used" (bias, residual). */
+typedef struct clt__gemm_problem {
+    clt_transpose ta, tb;
+    int64_t m, n, k;
+    float alpha, beta;
+    cl_mem a, b, c;
+    uint64_t a_off, b_off, c_off;
+    int64_t lda, ldb, ldc;
+    int64_t a_stride, b_stride, c_stride, batch; /* batch >= 1; strides 0 when batch == 1 */
+    /* A's k in segments (0: one run): k in [s * a_kseg, (s + 1) * a_kseg) lives a_kseg_stride
+     * elements after segment s - 1, as if contiguous there (a batch's images along k: grad-weight
+     * with A = dy, no copy). Only our tiled kernel takes it (split per segment); else UNSUPPORTED. */
+    int64_t a_kseg, a_kseg_stride;
+    cl_mem bias;
+    uint64_t bias_off;
+    clt_bias_mode bias_mode;
+    clt_unary_op act; /* CLT_IDENTITY: none */
+    float act_alpha;
+    cl_mem residual;
+    uint64_t residual_off;
+    int64_t ldr;
+    /* Activation backward: 0 none, else CLT__GEMM_DACT_*; the residual slot (buffer, offset,
+     * ldr) then holds y and the result is multiplied by dact'(y) instead of adding it. */
+    int dact;
+} clt__gemm_problem;
+
+/* dact codes, shared with the kernels (gemm_common.h: flag bits 7-8; gemm_epilogue.cl: mode
+ * bits 4-5). */
+#define CLT__GEMM_DACT_TANH 1
+#define CLT__GEMM_DACT_SIGMOID 2
+#define CLT__GEMM_DACT_RELU 3
+
+/* The dact code of an op, 0 when the epilogue has no y-based derivative for it (gemm_check.c). */
+int clt__gemm_dact_code(clt_unary_op op);
+
+/* The device function of an activation in the fused-epilogue set (cl_kernels/common/activations.h:
+ * "" for identity, "clt_act_relu", ...), NULL for ops outside the set (gemm_epilogue.c). GEMM and
+ * Conv2D fuse exactly this set. */
+const char *clt__epilogue_act_name(clt_unary_op op);
+
+/* Our kernels (gemm_tiled.c, cl_kernels/gemm*.cl): tiled, small/direct and GEMV paths, epilogue
+ * fused. One launch. CLT_ERR_UNSUPPORTED if no variant fits the device (the caller falls back). */
+clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+/* CLBlast (gemm_clblast.c): CLBlastSgemm / CLBlastSgemmStridedBatched, then the epilogue as one
+ * extra launch when there is one. CLT_ERR_UNSUPPORTED when CLBlast refuses the problem or the
+ * device (the caller falls back to ours). */
+clt_status clt__gemm_clblast(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+#endif
