@@ -36,6 +36,7 @@
  *   CLT_CACHE_DIR       on-disk program cache directory, or "off"
  *   CLT_GEMM_IMPL       "tiled", "clblast" or "auto" (default)
  *   CLT_CONV_IMPL       "tiled", "clblast" or "auto" (default)
+ *   CLT_FFT_IMPL        "ours", "clfft", "vkfft" or "auto" (default), see cltensor_fft.h
  *   CLT_PROFILE         "1" records every command for the profiler (cltensor_profile.h)
  *   CLT_TUNING_FILE     tuning file instead of <cache dir>/tuning-<hash>.txt, or "off" (env only)
  *   CLT_LOG             "debug" to log to stderr
@@ -99,7 +100,8 @@ typedef enum clt_dtype {
     CLT_F32 = 1,
     CLT_F16 = 2, /* IEEE binary16 storage */
     CLT_I32 = 3,
-    CLT_U8 = 4
+    CLT_U8 = 4,
+    CLT_C64 = 5 /* complex: interleaved f32 real, imaginary (8 bytes); the FFT family computes it */
 } clt_dtype;
 
 /* Shared by the elementwise ops and the GEMM/conv epilogues, so it lives with the base types. */

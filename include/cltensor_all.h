@@ -7,6 +7,7 @@
 
 #include "cltensor.h"
 #include "cltensor_conv.h"
+#include "cltensor_fft.h"
 #include "cltensor_gemm.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"

@@ -10,6 +10,7 @@
 #include "runtime/runtime.h"
 #include "tensor/tensor.h"
 #include "tune/tuning_file.h"
+#include "ops/fft/fft_cache.h"
 
 const char *clt_version_string(void) { return CLT_VERSION_STRING; }
 
@@ -114,6 +115,7 @@ static void context_destroy(clt_context *ctx)
         clFinish(ctx->queue);
     clt__prof_destroy(ctx);
     clt__tensor_release_all(ctx);
+    clt__fft_cache_destroy(ctx);
     clt__workspace_release_all(ctx);
     if (ctx->transfer)
         clt__transfer_destroy(ctx, ctx->transfer);

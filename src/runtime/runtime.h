@@ -19,6 +19,7 @@ struct clt_kernel_map;
 struct clt_workspace;
 struct clt__tuning;
 struct clt_profiler;
+struct clt_fft_cache;
 
 /* ------------------------------------------------------------ errors.c */
 
@@ -92,6 +93,7 @@ struct clt_context {
     struct clt_workspace *workspace; /* persistent op scratch buffers (memory/workspace.c), or NULL */
     struct clt__tuning *tuning;     /* the tuning file in force, or why not (tune/tuning_file.h) */
     struct clt_profiler *prof;      /* profile/: NULL when the profiler is off */
+    struct clt_fft_cache *fft;      /* FFT plans made on this context (ops/fft/fft_cache.c), or NULL */
     struct {                        /* CL_KERNEL_WORK_GROUP_SIZE by kernel, direct-mapped: asked */
         cl_kernel kernel;           /* on every launch, and the driver query is not free */
         size_t max_work_group;

@@ -12,6 +12,7 @@ size_t clt_dtype_size(clt_dtype dtype)
     case CLT_F16: return 2;
     case CLT_I32: return 4;
     case CLT_U8: return 1;
+    case CLT_C64: return 8;
     }
     return 0;
 }
@@ -23,6 +24,7 @@ const char *clt_dtype_name(clt_dtype dtype)
     case CLT_F16: return "f16";
     case CLT_I32: return "i32";
     case CLT_U8: return "u8";
+    case CLT_C64: return "c64";
     }
     return "unknown";
 }

@@ -98,6 +98,7 @@ static uint32_t fill_pattern(clt_dtype dtype, double value)
     case CLT_F16: return half_from_double(value);
     case CLT_I32: return saturate(value, -2147483648.0, 2147483647.0);
     case CLT_U8: return saturate(value, 0.0, 255.0);
+    case CLT_C64: break; /* rejected by clt_tensor_fill */
     }
     return 0;
 }
@@ -112,6 +113,8 @@ clt_status clt_tensor_fill(clt_tensor *t, double value)
     static const char *who = "clt_tensor_fill";
     if (!t)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: t is NULL", who);
+    if (t->dtype == CLT_C64) /* two floats per element: no fill pattern of one dtype word */
+        return clt__fail(t->ctx, CLT_ERR_INVALID_DTYPE, "%s: c64 tensors cannot be filled", who);
     if (t->numel == 0)
         return CLT_SUCCESS;
     size_t esize = clt_dtype_size(t->dtype);

@@ -1,0 +1,270 @@
+/* Our FFT backend: any length, any strides, built from one kernel (cl_kernels/fft/fft_stockham.cl)
+ * launched once per radix stage. A transform of rank R is R passes of batched 1-D transforms, one per
+ * axis; a pass with several stages runs its middle stages through two contiguous scratch buffers
+ * (workspace slot FFT_SLOT), reading the caller's layout in its first stage and writing it in its last.
+ *   C2C: innermost axis first, in -> out, then out -> out.
+ *   R2C: the innermost axis reads real data and keeps the Hermitian half, then C2C passes on out.
+ *   C2R: C2C passes on the outer axes into a third scratch area (the input is never changed), then the
+ *        innermost axis reads the half with its conjugate mirror and writes real parts. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/memory.h"
+#include "ops/common/launch.h"
+#include "ops/fft/fft_plan.h"
+#include "program/program.h"
+
+#define FFT_FAMILY "fft_stockham"
+#define FFT_SLOT 6
+#define MAX_STAGES 64
+
+enum { BUF_IN = 0, BUF_OUT = 1, BUF_STAGE = 2 }; /* pass endpoints; BUF_STAGE: C2R's staging area */
+enum { MODE_COMPLEX = 0, MODE_REAL = 1, MODE_HALF = 2 };
+
+typedef struct ours_pass {
+    int64_t n;                 /* logical length along the axis */
+    int stages;
+    int radix[MAX_STAGES];
+    int src, dst;              /* BUF_* */
+    int64_t src_lay[8], dst_lay[8]; /* long8 layouts, offsets relative to the endpoint's start */
+    int64_t batch;             /* transforms in this pass */
+    int last;                  /* applies the plan's scale */
+} ours_pass;
+
+typedef struct ours_state {
+    int npasses;
+    ours_pass pass[CLT_FFT_MAX_RANK];
+    int64_t scratch;           /* complex elements of each of the two stage buffers */
+    int64_t staging;           /* complex elements of the C2R staging area (0: none) */
+} ours_state;
+
+/* Radices for n: 4s, then 2, then odd primes ascending (3, 5, 7 have their own kernels; larger ones
+ * run the any-radix kernel). n = 1 is one identity stage. */
+static int factor(int64_t n, int *radix)
+{
+    int count = 0;
+    if (n == 1) {
+        radix[count++] = 1;
+        return count;
+    }
+    while (n % 4 == 0) {
+        radix[count++] = 4;
+        n /= 4;
+    }
+    while (n % 2 == 0) {
+        radix[count++] = 2;
+        n /= 2;
+    }
+    for (int64_t p = 3; p * p <= n; p += 2)
+        while (n % p == 0) {
+            radix[count++] = (int)p;
+            n /= p;
+        }
+    if (n > 1)
+        radix[count++] = (int)n; /* a prime: the planner caps lengths well below 2^31 */
+    return count;
+}
+
+/* Layout of one side for a pass along `axis`: dims other than the axis become batch dims 1 and 2,
+ * the plan's batch is dim 0. len: the side's lengths in this pass's domain. */
+static void side_layout(const clt_fft_key *k, int axis, const int64_t *len, const int64_t *stride,
+                        int64_t dist, int mode, int64_t *lay)
+{
+    int64_t bs[2] = {0, 0}, nb[2] = {1, 1};
+    int j = 0;
+    for (int a = 0; a < k->rank; a++)
+        if (a != axis) {
+            bs[j] = stride[a];
+            nb[j] = len[a];
+            j++;
+        }
+    lay[0] = 0;
+    lay[1] = stride[axis];
+    lay[2] = dist;
+    lay[3] = bs[0];
+    lay[4] = bs[1];
+    lay[5] = nb[0];
+    lay[6] = nb[1];
+    lay[7] = mode;
+}
+
+static void add_pass(ours_state *s, const clt_fft_key *k, int axis, const int64_t *domain, int src,
+                     int dst, const int64_t *src_len, const int64_t *src_stride, int64_t src_dist,
+                     int src_mode, const int64_t *dst_len, const int64_t *dst_stride, int64_t dst_dist,
+                     int dst_mode)
+{
+    ours_pass *p = &s->pass[s->npasses++];
+    p->n = k->n[axis];
+    p->stages = factor(p->n, p->radix);
+    p->src = src;
+    p->dst = dst;
+    side_layout(k, axis, src_len, src_stride, src_dist, src_mode, p->src_lay);
+    side_layout(k, axis, dst_len, dst_stride, dst_dist, dst_mode, p->dst_lay);
+    int64_t count = k->batch;
+    for (int a = 0; a < k->rank; a++)
+        if (a != axis)
+            count *= domain[a];
+    p->batch = count;
+    if (count * p->n > s->scratch)
+        s->scratch = count * p->n;
+}
+
+clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
+{
+    const clt_fft_key *k = &plan->key;
+    for (int a = 0; a < k->rank; a++)
+        if (k->n[a] > (int64_t)1 << 31)
+            return clt__fail(plan->ctx, CLT_ERR_UNSUPPORTED, "%s: length %lld above 2^31", who,
+                             (long long)k->n[a]);
+    ours_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return clt__fail(plan->ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
+    int r = k->rank, last = r - 1;
+    int64_t full[CLT_FFT_MAX_RANK], half[CLT_FFT_MAX_RANK];
+    memcpy(full, k->n, sizeof full);
+    memcpy(half, k->n, sizeof half);
+    half[last] = k->n[last] / 2 + 1;
+    if (k->kind == CLT_FFT_C2C) {
+        for (int a = last; a >= 0; a--) {
+            int first = a == last;
+            add_pass(s, k, a, full, first ? BUF_IN : BUF_OUT, BUF_OUT, first ? plan->in_len : plan->out_len,
+                     first ? k->in_stride : k->out_stride, first ? k->in_dist : k->out_dist, MODE_COMPLEX,
+                     plan->out_len, k->out_stride, k->out_dist, MODE_COMPLEX);
+        }
+    } else if (k->kind == CLT_FFT_R2C) {
+        add_pass(s, k, last, full, BUF_IN, BUF_OUT, plan->in_len, k->in_stride, k->in_dist, MODE_REAL,
+                 plan->out_len, k->out_stride, k->out_dist, MODE_HALF);
+        for (int a = last - 1; a >= 0; a--)
+            add_pass(s, k, a, half, BUF_OUT, BUF_OUT, plan->out_len, k->out_stride, k->out_dist,
+                     MODE_COMPLEX, plan->out_len, k->out_stride, k->out_dist, MODE_COMPLEX);
+    } else {
+        /* the staging area: the half spectrum, contiguous */
+        int64_t st_stride[CLT_FFT_MAX_RANK], st_dist = 1;
+        for (int a = last; a >= 0; a--) {
+            st_stride[a] = st_dist;
+            st_dist *= half[a];
+        }
+        int src = BUF_IN;
+        for (int a = last - 1; a >= 0; a--) {
+            int from_in = src == BUF_IN;
+            add_pass(s, k, a, half, src, BUF_STAGE, half, from_in ? k->in_stride : st_stride,
+                     from_in ? k->in_dist : st_dist, MODE_COMPLEX, half, st_stride, st_dist, MODE_COMPLEX);
+            src = BUF_STAGE;
+        }
+        if (r > 1)
+            s->staging = st_dist * k->batch;
+        int from_in = src == BUF_IN;
+        add_pass(s, k, last, full, src, BUF_OUT, half, from_in ? k->in_stride : st_stride,
+                 from_in ? k->in_dist : st_dist, MODE_HALF, plan->out_len, k->out_stride, k->out_dist,
+                 MODE_REAL);
+    }
+    s->pass[s->npasses - 1].last = 1;
+    plan->ours = s;
+    return CLT_SUCCESS;
+}
+
+void clt__fft_ours_free(clt_fft_plan *plan)
+{
+    free(plan->ours);
+    plan->ours = NULL;
+}
+
+static cl_long8 to_long8(const int64_t *lay, int64_t offset)
+{
+    cl_long8 v;
+    for (int i = 0; i < 8; i++)
+        v.s[i] = lay[i];
+    v.s[0] += offset;
+    return v;
+}
+
+static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, cl_mem dst,
+                               cl_long8 dst_lay, int64_t n, int64_t ns, int radix, int64_t batch,
+                               float dir, float scale, const char *who)
+{
+    int special = radix == 2 || radix == 3 || radix == 4 || radix == 5 || radix == 7;
+    char options[32];
+    snprintf(options, sizeof options, "-DFFT_RADIX=%d", special ? radix : 0);
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    cl_long cn = n, cns = ns, cr = radix, cb = batch;
+    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof cn, &cn, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof cns, &cns, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof cr, &cr, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof cb, &cb, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof dir, &dir, who)) ||
+        (st = clt__set_arg(ctx, k, 9, sizeof scale, &scale, who)))
+        return st;
+    uint64_t items = (uint64_t)batch * (uint64_t)(special ? n / radix : n);
+    return clt__launch_1d(ctx, k, items, who);
+}
+
+/* Build every kernel a plan needs before anything is enqueued (a build failure then enqueues
+ * nothing). */
+static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, const char *who)
+{
+    for (int i = 0; i < s->npasses; i++)
+        for (int j = 0; j < s->pass[i].stages; j++) {
+            int r = s->pass[i].radix[j];
+            int special = r == 2 || r == 3 || r == 4 || r == 5 || r == 7;
+            char options[32];
+            snprintf(options, sizeof options, "-DFFT_RADIX=%d", special ? r : 0);
+            cl_kernel k;
+            clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
+            if (st != CLT_SUCCESS)
+                return clt__prefix_error(ctx, st, who);
+        }
+    return CLT_SUCCESS;
+}
+
+clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
+                                 size_t out_off, const char *who)
+{
+    clt_context *ctx = plan->ctx;
+    const ours_state *s = plan->ours;
+    clt_status st = prepare_kernels(ctx, s, who);
+    if (st != CLT_SUCCESS)
+        return st;
+    /* scratch: two stage buffers, then the staging area; a one-stage pass whose ends share a
+     * buffer also goes through stage buffer 0 (an identity stage brings it back). */
+    int64_t total = 2 * s->scratch + s->staging;
+    cl_mem ws = NULL;
+    int fresh;
+    if ((st = clt__workspace_get(ctx, FFT_SLOT, (size_t)total * 8, &ws, &fresh)) != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    float dir = (float)plan->key.direction;
+    for (int i = 0; i < s->npasses; i++) {
+        const ours_pass *p = &s->pass[i];
+        cl_mem ends[3] = {in, out, ws};
+        int64_t end_off[3] = {(int64_t)in_off, (int64_t)out_off, 2 * s->scratch};
+        cl_mem src = ends[p->src], dst = ends[p->dst];
+        int64_t src_off = end_off[p->src], dst_off = end_off[p->dst];
+        int stages = p->stages;
+        int radix[MAX_STAGES + 1];
+        memcpy(radix, p->radix, sizeof(int) * (size_t)stages);
+        if (stages == 1 && src == dst)
+            radix[stages++] = 1;
+        int64_t ns = 1;
+        for (int j = 0; j < stages; j++) {
+            int first = j == 0, final = j == stages - 1;
+            int64_t tmp_lay[8] = {0, 1, p->n, 0, 0, 1, 1, MODE_COMPLEX};
+            cl_mem a = first ? src : ws, b = final ? dst : ws;
+            cl_long8 la = first ? to_long8(p->src_lay, src_off)
+                                : to_long8(tmp_lay, ((j - 1) % 2) * s->scratch);
+            cl_long8 lb = final ? to_long8(p->dst_lay, dst_off) : to_long8(tmp_lay, (j % 2) * s->scratch);
+            float scale = final && p->last ? (float)plan->scale : 1.0f;
+            st = launch_stage(ctx, a, la, b, lb, p->n, ns, radix[j], p->batch, dir, scale, who);
+            if (st != CLT_SUCCESS)
+                return st;
+            ns *= radix[j];
+        }
+    }
+    return CLT_SUCCESS;
+}

@@ -1,0 +1,609 @@
+/* FFT plans (cltensor_fft.h) against direct float64 DFTs on fresh random data: every kind (C2C both
+ * directions, R2C, C2R), ranks 1-3, lengths 1, 2, primes, 85, 1000 and powers of two, batches,
+ * explicit strides and distances, in place, every normalisation, round trips, the convenience calls,
+ * the clFFT backend where it can serve, and every documented error (nothing changes on error).
+ * Accuracy: relative L2 error <= 2e-7 log2(N) + 1e-7, N the transform's total length. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref/fft_ref.h"
+#include "util/test_util.h"
+
+typedef struct fft_case {
+    clt_fft_kind kind;
+    int dir;
+    clt_fft_norm norm;
+    int rank;
+    int64_t n[3];
+    int64_t batch;
+    int64_t in_stride[3], out_stride[3]; /* all 0: contiguous */
+    int64_t in_dist, out_dist;
+    const char *impl;
+    int in_place;
+} fft_case;
+
+static double tolerance(const fft_case *c)
+{
+    double total = 1;
+    for (int a = 0; a < c->rank; a++)
+        total *= (double)c->n[a];
+    return 2e-7 * log2(total) + 1e-7;
+}
+
+static double norm_scale(const fft_case *c, int dir)
+{
+    double total = 1;
+    for (int a = 0; a < c->rank; a++)
+        total *= (double)c->n[a];
+    if (c->norm == CLT_FFT_NORM_ORTHO)
+        return 1 / sqrt(total);
+    if (c->norm == CLT_FFT_NORM_FORWARD)
+        return dir < 0 ? 1 / total : 1;
+    return dir > 0 ? 1 / total : 1;
+}
+
+/* Element index of logical position idx (rank dims, side lengths len) of batch item b. */
+static int64_t at(const fft_case *c, const int64_t *stride, int64_t dist, const int64_t *len,
+                  int64_t b, int64_t e)
+{
+    int64_t off = b * dist;
+    for (int a = c->rank - 1; a >= 0; a--) {
+        off += (e % len[a]) * stride[a];
+        e /= len[a];
+    }
+    return off;
+}
+
+static void fill_strides(const fft_case *c, const int64_t *len, const int64_t *given, int64_t given_dist,
+                         int64_t *stride, int64_t *dist)
+{
+    int64_t s = 1;
+    for (int a = c->rank - 1; a >= 0; a--) {
+        stride[a] = given[a] ? given[a] : s;
+        s *= len[a];
+    }
+    *dist = given_dist ? given_dist : s;
+}
+
+static int64_t span(const fft_case *c, const int64_t *len, const int64_t *stride, int64_t dist)
+{
+    int64_t s = (c->batch - 1) * dist;
+    for (int a = 0; a < c->rank; a++)
+        s += (len[a] - 1) * stride[a];
+    return s + 1;
+}
+
+/* clFFT's C2R uses the imaginary parts of the DC and Nyquist terms (torch ignores them): give it
+ * input where they are 0 on a 1-D plan, so the comparison is about the transform. */
+static void clean_hermitian(const fft_case *c, float *hin, const int64_t *in_len, const int64_t *is,
+                            int64_t idist)
+{
+    ck_assert_int_eq(c->rank, 1);
+    for (int64_t b = 0; b < c->batch; b++) {
+        hin[2 * (b * idist) + 1] = 0;
+        if (c->n[0] % 2 == 0)
+            hin[2 * (b * idist + (in_len[0] - 1) * is[0]) + 1] = 0;
+    }
+}
+
+static void run_case(clt_context *ctx, const fft_case *c)
+{
+    int r = c->rank;
+    int64_t in_len[3], out_len[3], total = 1;
+    for (int a = 0; a < r; a++) {
+        in_len[a] = out_len[a] = c->n[a];
+        total *= c->n[a];
+    }
+    int64_t half = c->n[r - 1] / 2 + 1;
+    if (c->kind == CLT_FFT_R2C)
+        out_len[r - 1] = half;
+    if (c->kind == CLT_FFT_C2R)
+        in_len[r - 1] = half;
+    int64_t is[3], os[3], idist, odist;
+    fill_strides(c, in_len, c->in_stride, c->in_dist, is, &idist);
+    fill_strides(c, out_len, c->out_stride, c->out_dist, os, &odist);
+    int in_cplx = c->kind != CLT_FFT_R2C, out_cplx = c->kind != CLT_FFT_C2R;
+    int64_t in_span = span(c, in_len, is, idist), out_span = span(c, out_len, os, odist);
+    if (c->in_place && out_span > in_span)
+        in_span = out_span;
+    size_t in_floats = (size_t)in_span * (in_cplx ? 2 : 1);
+    size_t out_floats = (size_t)out_span * (out_cplx ? 2 : 1);
+    float *hin = malloc(sizeof(float) * in_floats);
+    float *hout = malloc(sizeof(float) * (c->in_place ? in_floats : out_floats));
+    tu_random_f32(hin, in_floats, -1.0f, 1.0f);
+    if (c->kind == CLT_FFT_C2R && c->impl && !strcmp(c->impl, "clfft"))
+        clean_hermitian(c, hin, in_len, is, idist);
+    clt_tensor *tin, *tout;
+    int64_t shape_in = in_span, shape_out = out_span;
+    TU_OK(clt_tensor_create_from_host(ctx, in_cplx ? CLT_C64 : CLT_F32, 1, &shape_in, hin,
+                                      sizeof(float) * in_floats, &tin));
+    if (c->in_place) {
+        tout = tin;
+    } else {
+        TU_OK(clt_tensor_create(ctx, out_cplx ? CLT_C64 : CLT_F32, 1, &shape_out, &tout));
+        tu_poison(tout);
+    }
+    clt_fft_desc d;
+    clt_fft_desc_init(&d);
+    d.kind = c->kind;
+    d.direction = c->dir;
+    d.norm = c->norm;
+    d.rank = r;
+    d.batch = c->batch;
+    d.impl = c->impl ? c->impl : "ours";
+    for (int a = 0; a < r; a++) {
+        d.n[a] = c->n[a];
+        d.in_stride[a] = c->in_stride[a];
+        d.out_stride[a] = c->out_stride[a];
+    }
+    d.in_dist = c->in_dist;
+    d.out_dist = c->out_dist;
+    clt_fft_plan *plan;
+    TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+    clt_fft_plan *again;
+    TU_OK(clt_fft_plan_get(ctx, &d, &again));
+    ck_assert_ptr_eq(plan, again); /* cached */
+    TU_OK(clt_fft_execute(plan, tin, tout));
+    TU_OK(clt_tensor_read(tout, hout, clt_tensor_nbytes(tout)));
+
+    int dir = c->kind == CLT_FFT_R2C ? -1 : c->kind == CLT_FFT_C2R ? 1 : c->dir;
+    double scale = norm_scale(c, dir);
+    double *work = malloc(sizeof(double) * 2 * (size_t)total);
+    double *real = malloc(sizeof(double) * (size_t)total);
+    double err = 0, ref_norm = 0;
+    int64_t in_elems = 1, out_elems = 1;
+    for (int a = 0; a < r; a++) {
+        in_elems *= in_len[a];
+        out_elems *= out_len[a];
+    }
+    for (int64_t b = 0; b < c->batch; b++) {
+        if (c->kind == CLT_FFT_C2R) {
+            for (int64_t e = 0; e < in_elems; e++) {
+                int64_t o = at(c, is, idist, in_len, b, e);
+                work[2 * e] = hin[2 * o];
+                work[2 * e + 1] = hin[2 * o + 1];
+            }
+            ref_c2r(work, real, r, c->n, scale);
+            for (int64_t e = 0; e < out_elems; e++) {
+                double got = hout[at(c, os, odist, out_len, b, e)];
+                err += (got - real[e]) * (got - real[e]);
+                ref_norm += real[e] * real[e];
+            }
+            continue;
+        }
+        for (int64_t e = 0; e < total; e++) {
+            int64_t o = at(c, is, idist, in_len, b, e);
+            work[2 * e] = in_cplx ? hin[2 * o] : hin[o];
+            work[2 * e + 1] = in_cplx ? hin[2 * o + 1] : 0;
+        }
+        ref_dft(work, r, c->n, dir, scale);
+        for (int64_t e = 0; e < out_elems; e++) {
+            /* position e in the output's (possibly halved) shape -> the full spectrum index */
+            int64_t full = 0, rem = e, mul = 1;
+            for (int a = r - 1; a >= 0; a--) {
+                full += (rem % out_len[a]) * mul;
+                rem /= out_len[a];
+                mul *= c->n[a];
+            }
+            int64_t o = at(c, os, odist, out_len, b, e);
+            double dr = hout[2 * o] - work[2 * full], di = hout[2 * o + 1] - work[2 * full + 1];
+            err += dr * dr + di * di;
+            ref_norm += work[2 * full] * work[2 * full] + work[2 * full + 1] * work[2 * full + 1];
+        }
+    }
+    double rel = sqrt(err) / (ref_norm > 0 ? sqrt(ref_norm) : 1);
+    ck_assert_msg(rel <= tolerance(c) && !isnan(rel),
+                  "kind %d dir %d norm %d rank %d n %lld x %lld x %lld batch %lld impl %s (%s): relative "
+                  "L2 error %.3g > %.3g",
+                  c->kind, c->dir, c->norm, r, (long long)c->n[0], (long long)(r > 1 ? c->n[1] : 0),
+                  (long long)(r > 2 ? c->n[2] : 0), (long long)c->batch, d.impl,
+                  clt_fft_plan_backend(plan), rel, tolerance(c));
+    free(work);
+    free(real);
+    free(hin);
+    free(hout);
+    if (!c->in_place)
+        clt_tensor_free(tout);
+    clt_tensor_free(tin);
+}
+
+static const int64_t lengths_1d[] = {1, 2, 3, 4, 7, 8, 12, 16, 85, 97, 128, 1000, 1024, 1536, 4096};
+#define N_LENGTHS (sizeof lengths_1d / sizeof lengths_1d[0])
+
+START_TEST(test_c2c_1d)
+{
+    clt_context *ctx = tu_context();
+    for (size_t i = 0; i < N_LENGTHS; i++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            fft_case c = {.kind = CLT_FFT_C2C, .dir = dir, .rank = 1, .n = {lengths_1d[i]}, .batch = 3};
+            run_case(ctx, &c);
+        }
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_r2c_c2r_1d)
+{
+    clt_context *ctx = tu_context();
+    for (size_t i = 0; i < N_LENGTHS; i++) {
+        fft_case c = {.kind = CLT_FFT_R2C, .dir = -1, .rank = 1, .n = {lengths_1d[i]}, .batch = 2};
+        run_case(ctx, &c);
+        c.kind = CLT_FFT_C2R;
+        c.dir = 1;
+        run_case(ctx, &c);
+    }
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_multi_dim)
+{
+    clt_context *ctx = tu_context();
+    static const struct {
+        int rank;
+        int64_t n[3];
+    } shapes[] = {{2, {6, 10}}, {2, {17, 8}}, {2, {1, 5}}, {2, {7, 9}}, {2, {32, 33}},
+                  {3, {4, 6, 5}}, {3, {3, 1, 8}}, {3, {8, 8, 8}}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        fft_case c = {.rank = shapes[s].rank, .batch = 2};
+        memcpy(c.n, shapes[s].n, sizeof c.n);
+        c.kind = CLT_FFT_C2C;
+        c.dir = -1;
+        run_case(ctx, &c);
+        c.dir = 1;
+        run_case(ctx, &c);
+        c.kind = CLT_FFT_R2C;
+        c.dir = -1;
+        run_case(ctx, &c);
+        c.kind = CLT_FFT_C2R;
+        c.dir = 1;
+        run_case(ctx, &c);
+    }
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_norms)
+{
+    clt_context *ctx = tu_context();
+    clt_fft_norm norms[] = {CLT_FFT_NORM_BACKWARD, CLT_FFT_NORM_ORTHO, CLT_FFT_NORM_FORWARD};
+    for (int i = 0; i < 3; i++)
+        for (int kind = 0; kind < 3; kind++)
+            for (int dir = -1; dir <= 1; dir += 2) {
+                if (kind != CLT_FFT_C2C && dir != (kind == CLT_FFT_R2C ? -1 : 1))
+                    continue;
+                fft_case c = {.kind = (clt_fft_kind)kind, .dir = dir, .norm = norms[i], .rank = 2,
+                              .n = {6, 12}, .batch = 2};
+                run_case(ctx, &c);
+            }
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_strided)
+{
+    clt_context *ctx = tu_context();
+    /* 1-D along a column: stride 3, batches 40 apart on input; output stride 2, batches 30 apart */
+    fft_case c1 = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 1, .n = {12}, .batch = 4, .in_stride = {3},
+                   .out_stride = {2}, .in_dist = 40, .out_dist = 30};
+    run_case(ctx, &c1);
+    c1.n[0] = 13;
+    c1.dir = 1;
+    run_case(ctx, &c1);
+    /* interleaved batches: batch stride 1, element stride = batch */
+    fft_case c2 = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 1, .n = {10}, .batch = 5, .in_stride = {5},
+                   .in_dist = 1, .out_stride = {5}, .out_dist = 1};
+    run_case(ctx, &c2);
+    /* 2-D with padded rows, R2C and C2R */
+    fft_case c3 = {.kind = CLT_FFT_R2C, .dir = -1, .rank = 2, .n = {6, 10}, .batch = 3,
+                   .in_stride = {12, 1}, .in_dist = 80, .out_stride = {7, 1}, .out_dist = 45};
+    run_case(ctx, &c3);
+    fft_case c4 = {.kind = CLT_FFT_C2R, .dir = 1, .rank = 2, .n = {6, 10}, .batch = 3,
+                   .in_stride = {7, 1}, .in_dist = 45, .out_stride = {1, 6}, .out_dist = 70};
+    run_case(ctx, &c4);
+    /* 3-D transposed axes */
+    fft_case c5 = {.kind = CLT_FFT_C2C, .dir = 1, .rank = 3, .n = {3, 4, 5}, .batch = 2,
+                   .in_stride = {1, 3, 12}, .in_dist = 60, .out_stride = {20, 5, 1}, .out_dist = 61};
+    run_case(ctx, &c5);
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(test_in_place)
+{
+    clt_context *ctx = tu_context();
+    static const int64_t n[] = {1, 7, 64, 97, 1000};
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++) {
+        fft_case c = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 1, .n = {n[i]}, .batch = 3, .in_place = 1};
+        run_case(ctx, &c);
+    }
+    fft_case c2 = {.kind = CLT_FFT_C2C, .dir = 1, .rank = 2, .n = {5, 8}, .batch = 2, .in_place = 1,
+                   .norm = CLT_FFT_NORM_ORTHO};
+    run_case(ctx, &c2);
+    fft_case c3 = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 3, .n = {3, 3, 3}, .batch = 1, .in_place = 1};
+    run_case(ctx, &c3);
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* clFFT: lengths of 2, 3, 5, 7 (its radices); lengths with a larger prime are UNSUPPORTED. Baking
+ * costs seconds per plan on POCL, so few plans. */
+START_TEST(test_clfft)
+{
+    clt_context *ctx = tu_context();
+    fft_case c1 = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 1, .n = {60}, .batch = 3, .impl = "clfft"};
+    run_case(ctx, &c1);
+    fft_case c2 = {.kind = CLT_FFT_R2C, .dir = -1, .rank = 2, .n = {8, 12}, .batch = 2, .impl = "clfft",
+                   .norm = CLT_FFT_NORM_ORTHO};
+    run_case(ctx, &c2);
+    fft_case c3 = {.kind = CLT_FFT_C2R, .dir = 1, .rank = 1, .n = {16}, .batch = 2, .impl = "clfft"};
+    run_case(ctx, &c3);
+    clt_fft_desc d;
+    clt_fft_desc_init(&d);
+    d.n[0] = 85; /* 5 x 17 */
+    d.impl = "clfft";
+    clt_fft_plan *plan = (clt_fft_plan *)&d;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(plan);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft_plan_get");
+    d.impl = NULL; /* auto always finds a backend */
+    TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* VkFFT where it is built in; otherwise asking for it is UNSUPPORTED. */
+START_TEST(test_vkfft)
+{
+    clt_context *ctx = tu_context();
+    clt_fft_desc d;
+    clt_fft_desc_init(&d);
+    d.n[0] = 64;
+    d.impl = "vkfft";
+    clt_fft_plan *plan;
+    clt_status st = clt_fft_plan_get(ctx, &d, &plan);
+    if (st == CLT_ERR_UNSUPPORTED) {
+        TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft_plan_get");
+        tu_context_free(ctx);
+        return;
+    }
+    TU_OK(st);
+    ck_assert_str_eq(clt_fft_plan_backend(plan), "vkfft");
+    static const int64_t n[] = {1, 8, 85, 97, 1000, 4096};
+    for (size_t i = 0; i < sizeof n / sizeof n[0]; i++)
+        for (int kind = 0; kind < 3; kind++) {
+            fft_case c = {.kind = (clt_fft_kind)kind, .dir = kind == CLT_FFT_C2R ? 1 : -1, .rank = 1,
+                          .n = {n[i]}, .batch = 3, .impl = "vkfft"};
+            run_case(ctx, &c);
+            if (kind == CLT_FFT_C2C) {
+                c.dir = 1;
+                run_case(ctx, &c);
+            }
+        }
+    fft_case c2 = {.kind = CLT_FFT_R2C, .dir = -1, .rank = 2, .n = {16, 20}, .batch = 2, .impl = "vkfft"};
+    run_case(ctx, &c2);
+    c2.kind = CLT_FFT_C2R;
+    c2.dir = 1;
+    run_case(ctx, &c2);
+    fft_case c3 = {.kind = CLT_FFT_C2C, .dir = -1, .rank = 3, .n = {8, 6, 10}, .batch = 1, .impl = "vkfft"};
+    run_case(ctx, &c3);
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* Forward then inverse gives the input back (C2C and R2C/C2R, default norm). */
+START_TEST(test_round_trip)
+{
+    clt_context *ctx = tu_context();
+    int64_t shape[3] = {3, 20, 17};
+    size_t n = 3 * 20 * 17;
+    float *x = malloc(sizeof(float) * n), *back = malloc(sizeof(float) * n);
+    tu_random_f32(x, n, -1, 1);
+    clt_tensor *real, *spec, *out;
+    int64_t hshape[3] = {3, 20, 9};
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 3, shape, x, sizeof(float) * n, &real));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 3, hshape, &spec));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 3, shape, &out));
+    TU_OK(clt_rfft2(real, spec, CLT_FFT_NORM_BACKWARD));
+    TU_OK(clt_irfft2(spec, out, CLT_FFT_NORM_BACKWARD));
+    TU_OK(clt_tensor_read(out, back, sizeof(float) * n));
+    double err = 0, ref = 0;
+    for (size_t i = 0; i < n; i++) {
+        err += (back[i] - x[i]) * (double)(back[i] - x[i]);
+        ref += x[i] * (double)x[i];
+    }
+    ck_assert_msg(sqrt(err / ref) < 2e-6, "rfft2/irfft2 round trip error %g", sqrt(err / ref));
+    /* C2C: fft then ifft in place on a c64 tensor */
+    float *z = malloc(sizeof(float) * 2 * n), *zb = malloc(sizeof(float) * 2 * n);
+    tu_random_f32(z, 2 * n, -1, 1);
+    clt_tensor *tz;
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_C64, 3, shape, z, sizeof(float) * 2 * n, &tz));
+    TU_OK(clt_fft(tz, tz, CLT_FFT_NORM_ORTHO));
+    TU_OK(clt_ifft(tz, tz, CLT_FFT_NORM_ORTHO));
+    TU_OK(clt_fftn(tz, tz, 3, CLT_FFT_FORWARD, CLT_FFT_NORM_FORWARD));
+    TU_OK(clt_fftn(tz, tz, 3, CLT_FFT_INVERSE, CLT_FFT_NORM_FORWARD));
+    TU_OK(clt_tensor_read(tz, zb, sizeof(float) * 2 * n));
+    err = ref = 0;
+    for (size_t i = 0; i < 2 * n; i++) {
+        err += (zb[i] - z[i]) * (double)(zb[i] - z[i]);
+        ref += z[i] * (double)z[i];
+    }
+    ck_assert_msg(sqrt(err / ref) < 4e-6, "fft/ifft/fftn round trip error %g", sqrt(err / ref));
+    clt_tensor_free(real);
+    clt_tensor_free(spec);
+    clt_tensor_free(out);
+    clt_tensor_free(tz);
+    free(x);
+    free(back);
+    free(z);
+    free(zb);
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* The convenience calls against the reference: rfft / irfft on [4, 30], fft2 on [2, 6, 7]. */
+START_TEST(test_convenience)
+{
+    clt_context *ctx = tu_context();
+    int64_t rs[2] = {4, 30}, hs[2] = {4, 16};
+    float x[120], h[128];
+    tu_random_f32(x, 120, -1, 1);
+    clt_tensor *tr, *th;
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 2, rs, x, sizeof x, &tr));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 2, hs, &th));
+    TU_OK(clt_rfft(tr, th, CLT_FFT_NORM_BACKWARD));
+    TU_OK(clt_tensor_read(th, h, sizeof h));
+    double work[60];
+    for (int b = 0; b < 4; b++) {
+        for (int j = 0; j < 30; j++) {
+            work[2 * j] = x[b * 30 + j];
+            work[2 * j + 1] = 0;
+        }
+        int64_t n = 30;
+        ref_dft(work, 1, &n, -1, 1.0);
+        for (int k = 0; k < 16; k++) {
+            ck_assert(fabs(h[b * 32 + 2 * k] - work[2 * k]) < 1e-5);
+            ck_assert(fabs(h[b * 32 + 2 * k + 1] - work[2 * k + 1]) < 1e-5);
+        }
+    }
+    float y[120];
+    TU_OK(clt_irfft(th, tr, CLT_FFT_NORM_BACKWARD));
+    TU_OK(clt_tensor_read(tr, y, sizeof y));
+    for (int i = 0; i < 120; i++)
+        ck_assert_msg(fabs(y[i] - x[i]) < 1e-5, "irfft(rfft(x))[%d] = %g, x = %g", i, y[i], x[i]);
+    clt_tensor_free(tr);
+    clt_tensor_free(th);
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* Reads tensor t and checks it still holds `want` bytes. */
+static void expect_unchanged(clt_tensor *t, const void *want)
+{
+    size_t n = clt_tensor_nbytes(t);
+    void *got = malloc(n);
+    TU_OK(clt_tensor_read(t, got, n));
+    ck_assert_msg(memcmp(got, want, n) == 0, "a failed call changed its output");
+    free(got);
+}
+
+START_TEST(test_errors)
+{
+    clt_context *ctx = tu_context();
+    clt_fft_desc d;
+    clt_fft_desc_init(&d);
+    clt_fft_plan *plan = NULL;
+    /* length 0, batch 0, rank 4, bad kind / norm / direction / impl, negative or mixed strides */
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE); /* n[0] == 0 */
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft_plan_get");
+    d.n[0] = 8;
+    d.batch = 0;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE);
+    d.batch = 1;
+    d.rank = 4;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE);
+    d.rank = 1;
+    d.kind = (clt_fft_kind)7;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_ARGUMENT);
+    d.kind = CLT_FFT_C2C;
+    d.direction = (clt_fft_direction)0;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_ARGUMENT);
+    d.direction = CLT_FFT_FORWARD;
+    d.norm = (clt_fft_norm)5;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_ARGUMENT);
+    d.norm = CLT_FFT_NORM_BACKWARD;
+    d.impl = "cufft";
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_ARGUMENT);
+    d.impl = "ours";
+    d.in_stride[0] = -1;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE);
+    d.rank = 2;
+    d.n[1] = 4;
+    d.in_stride[0] = 4;
+    d.in_stride[1] = 0; /* one stride set, one not */
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE);
+    d.in_stride[0] = 0;
+    d.in_dist = -3;
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, &d, &plan), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_STATUS(clt_fft_plan_get(NULL, &d, &plan), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_fft_plan_get(ctx, NULL, &plan), CLT_ERR_INVALID_ARGUMENT);
+
+    /* execute: wrong dtypes (a real plan on complex data), tensors too small, overlap */
+    clt_fft_desc_init(&d);
+    d.kind = CLT_FFT_R2C;
+    d.n[0] = 16;
+    d.batch = 2;
+    d.impl = "ours";
+    TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+    int64_t n32 = 32, n18 = 18, n17 = 17;
+    clt_tensor *c32, *c18, *r32, *c17;
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 1, &n32, &c32));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 1, &n18, &c18));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 1, &n17, &c17));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n32, &r32));
+    tu_poison(c18);
+    tu_poison(c17);
+    unsigned char poison[18 * 8];
+    memset(poison, 0xFF, sizeof poison);
+    TU_EXPECT_STATUS(clt_fft_execute(plan, c32, c18), CLT_ERR_INVALID_DTYPE); /* complex into R2C */
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft_execute");
+    expect_unchanged(c18, poison);
+    TU_EXPECT_STATUS(clt_fft_execute(plan, r32, c17), CLT_ERR_INVALID_SHAPE); /* needs 18 */
+    expect_unchanged(c17, poison);
+    TU_EXPECT_STATUS(clt_fft_execute(plan, r32, r32), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_STATUS(clt_fft_execute(NULL, r32, c18), CLT_ERR_INVALID_ARGUMENT);
+    /* an R2C plan in place (overlap) */
+    clt_tensor *view;
+    TU_OK(clt_tensor_view(c32, 0, 1, &n32, &view));
+    clt_fft_desc_init(&d);
+    d.n[0] = 16;
+    d.impl = "ours";
+    d.in_stride[0] = 2; /* in place with different strides */
+    TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+    TU_EXPECT_STATUS(clt_fft_execute(plan, c32, view), CLT_ERR_ALIASING);
+    /* convenience shapes */
+    int64_t s_in[2] = {2, 16}, s_bad[2] = {2, 10}, s_half[2] = {2, 9};
+    clt_tensor *a, *b, *h;
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 2, s_in, &a));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 2, s_bad, &b));
+    TU_OK(clt_tensor_create(ctx, CLT_C64, 2, s_half, &h));
+    TU_EXPECT_STATUS(clt_fft(a, b, CLT_FFT_NORM_BACKWARD), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft");
+    TU_EXPECT_STATUS(clt_rfft(a, h, CLT_FFT_NORM_BACKWARD), CLT_ERR_INVALID_DTYPE); /* complex input */
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_rfft");
+    TU_EXPECT_STATUS(clt_irfft(b, a, CLT_FFT_NORM_BACKWARD), CLT_ERR_INVALID_SHAPE); /* 10 != 16/2+1 */
+    TU_EXPECT_STATUS(clt_fftn(a, a, 3, CLT_FFT_FORWARD, CLT_FFT_NORM_BACKWARD), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_STATUS(clt_tensor_fill(a, 1.0), CLT_ERR_INVALID_DTYPE);
+    clt_tensor_free(a);
+    clt_tensor_free(b);
+    clt_tensor_free(h);
+    clt_tensor_free(view);
+    clt_tensor_free(c32);
+    clt_tensor_free(c18);
+    clt_tensor_free(c17);
+    clt_tensor_free(r32);
+    tu_context_free(ctx);
+}
+END_TEST
+
+Suite *fft_suite(void)
+{
+    Suite *s = suite_create("fft");
+    TCase *tc = tcase_create("fft");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_c2c_1d);
+    tcase_add_test(tc, test_r2c_c2r_1d);
+    tcase_add_test(tc, test_multi_dim);
+    tcase_add_test(tc, test_norms);
+    tcase_add_test(tc, test_strided);
+    tcase_add_test(tc, test_in_place);
+    tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_convenience);
+    tcase_add_test(tc, test_clfft);
+    tcase_add_test(tc, test_vkfft);
+    tcase_add_test(tc, test_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
