@@ -7,8 +7,9 @@
  *   - Complex data is CLT_C64 (interleaved float real, imaginary); real data is CLT_F32.
  *   - Forward uses exp(-2 pi i jk/n), inverse exp(+2 pi i jk/n).
  *   - R2C keeps the Hermitian half of the last transformed axis: n/2 + 1 outputs. C2R reads that half
- *     and produces n real values (imaginary parts of the DC and Nyquist terms are ignored); it never
- *     changes its input.
+ *     and produces n real values; it never changes its input. Input that is not a true Hermitian half
+ *     (non-zero imaginary DC/Nyquist terms, asymmetric DC/Nyquist columns in 2-D/3-D) gives torch's
+ *     result on our kernels only: clFFT and VkFFT treat those parts differently.
  *   - Normalisation: BACKWARD (default) scales the inverse by 1/N, FORWARD the forward by 1/N, ORTHO
  *     both by 1/sqrt(N), N the product of the transformed (real) lengths.
  *   - Strides and distances count elements of each side's dtype (complex elements on a C64 side, floats
@@ -87,7 +88,8 @@ CLT_API clt_status clt_fft_plan_get(clt_context *ctx, const clt_fft_desc *desc, 
  *  CLT_ERR_CONTEXT_MISMATCH. Nothing is enqueued on error. */
 CLT_API clt_status clt_fft_execute(const clt_fft_plan *plan, const clt_tensor *in, clt_tensor *out);
 
-/** The backend serving plan: "ours", "clfft" or "vkfft". */
+/** The backend serving plan: "ours", "clfft" or "vkfft". A library backend hands a call it cannot take
+ *  to our kernels: clFFT tensors at an offset or in place, VkFFT in-place forward C2C. */
 CLT_API const char *clt_fft_plan_backend(const clt_fft_plan *plan);
 
 /** Convenience transforms over the trailing axes of contiguous tensors (every leading axis is a batch),
