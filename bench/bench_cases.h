@@ -78,6 +78,7 @@ extern const bench_suite bench_suite_micro;
 extern const bench_suite bench_suite_gemm;
 extern const bench_suite bench_suite_conv;
 extern const bench_suite bench_suite_pinn;
+extern const bench_suite bench_suite_fft;
 
 /* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
  * their op family. */
@@ -111,5 +112,9 @@ clt_status bench_setup_avgpool2d(bench_env *env, const bench_case *c, bench_run 
 clt_status bench_setup_global_avgpool(bench_env *env, const bench_case *c, bench_run *out);
 /* bench_pinn.c: p = {points, steps (0: forward only), read the loss every k-th step}. */
 clt_status bench_setup_pinn(bench_env *env, const bench_case *c, bench_run *out);
+/* bench_fft.c: transforms p = {kind, rank, n0, n1, n2, batch, batched-total flag}; FNO
+ * p = {B, channels, H, W, m1, m2, whole layer}. */
+clt_status bench_setup_fft(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_fno(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

@@ -34,7 +34,7 @@ typedef struct bench_options {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: clt-bench [options]\n"
-            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn or all; repeatable or a comma\n"
+            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft or all; repeatable or a comma\n"
             "                   list (default: seed)\n"
             "  --case SUBSTR    only cases whose name contains SUBSTR\n"
             "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"
@@ -43,7 +43,8 @@ static void usage(FILE *f) {
             "  --impl NAME      GEMM and Conv2D implementation: tiled, clblast or auto (default:\n"
             "                   $CLT_GEMM_IMPL / $CLT_CONV_IMPL, else auto); the JSON peer is then\n"
             "                   cltensor-tiled or\n"
-            "                   cltensor-clblast (auto: cltensor)\n"
+            "                   cltensor-clblast (auto: cltensor); or the FFT backend: ours, clfft or\n"
+            "                   vkfft (sets CLT_FFT_IMPL; peer cltensor-ours / -clfft / -vkfft)\n"
             "  --split          profiler on (as CLT_PROFILE=1): kernel_us / transfer_us / host_us /\n"
             "                   idle_us per op as columns and JSON fields (host_us: enqueue to start,\n"
             "                   queueing included; idle_us: device idle before each command)\n"
@@ -132,8 +133,12 @@ static int parse_args(int argc, char **argv, bench_options *o) {
             o->profile = argv[++i];
         } else if (strcmp(a, "--impl") == 0) {
             o->impl = argv[++i];
-            if (strcmp(o->impl, "tiled") && strcmp(o->impl, "clblast") && strcmp(o->impl, "auto")) {
-                fprintf(stderr, "clt-bench: --impl takes tiled, clblast or auto, not '%s'\n", o->impl);
+            if (!strcmp(o->impl, "ours") || !strcmp(o->impl, "clfft") || !strcmp(o->impl, "vkfft")) {
+                /* an FFT backend: the fft suite's plans read CLT_FFT_IMPL */
+                setenv("CLT_FFT_IMPL", o->impl, 1);
+            } else if (strcmp(o->impl, "tiled") && strcmp(o->impl, "clblast") && strcmp(o->impl, "auto")) {
+                fprintf(stderr, "clt-bench: --impl takes tiled, clblast, ours, clfft, vkfft or auto, not '%s'\n",
+                        o->impl);
                 return -1;
             }
         } else if (strcmp(a, "--samples") == 0) {
@@ -279,7 +284,7 @@ int main(int argc, char **argv) {
         opts.device = o.device;
     if (o.profile)
         opts.profile = o.profile;
-    if (o.impl)
+    if (o.impl && strcmp(o.impl, "ours") && strcmp(o.impl, "clfft") && strcmp(o.impl, "vkfft"))
         opts.gemm_impl = opts.conv_impl = o.impl;
     if (o.split)
         opts.profiler = 1;
@@ -303,8 +308,13 @@ int main(int argc, char **argv) {
     }
     bench_report rep;
     /* A forced GEMM implementation is its own column in --compare (CLBlast + our epilogue pass). */
+    /* A forced FFT backend likewise (cltensor-clfft, cltensor-vkfft, cltensor-ours). */
+    const char *fft_impl = getenv("CLT_FFT_IMPL");
     const char *peer = strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
                        : strcmp(env.limits.gemm_impl, "tiled") == 0 ? "cltensor-tiled"
+                       : fft_impl && !strcmp(fft_impl, "clfft")     ? "cltensor-clfft"
+                       : fft_impl && !strcmp(fft_impl, "vkfft")     ? "cltensor-vkfft"
+                       : fft_impl && !strcmp(fft_impl, "ours")      ? "cltensor-ours"
                                                                     : "cltensor";
     bench_report_init(&rep, json, peer, env.device.device_name, env.limits.profile);
     for (int i = 0; i < BENCH_STARTUP_ROWS; i++)

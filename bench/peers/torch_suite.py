@@ -23,7 +23,7 @@ try:
 except ImportError:
     torch = None
 
-SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn"]
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -39,6 +39,16 @@ CONV_BWD_CASES = [("input", CONV_CASES[0]), ("weight", CONV_CASES[0]), ("weight"
 MAX_REPS = 10_000_000
 PINN_SIZES = [200, 1000, 10000]
 PINN_FREQS, PINN_WIDTH = 64, 128
+# fft suite (bench/suite_fft.c): (name, kind, dims, batch); GB/s = 2 x complex bytes / time
+FFT_CASES = [("fft_c2c/1024x4096", "c2c", (1024,), 4096), ("fft_c2c/4096x1024", "c2c", (4096,), 1024),
+             ("fft_c2c/65536x64", "c2c", (65536,), 64), ("fft_c2c/16777216x1", "c2c", (16777216,), 1),
+             ("rfft2/64x256x256", "r2c", (256, 256), 64), ("irfft2/64x256x256", "c2r", (256, 256), 64),
+             ("rfft2/16x512x512", "r2c", (512, 512), 16), ("irfft2/16x512x512", "c2r", (512, 512), 16),
+             ("fft3_c2c/128", "c2c", (128, 128, 128), 1)]
+FFT_GPU_ONLY = {"fft_c2c/16777216x1"}
+FFT_BATCHED = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 1000, 1536, 85]
+FFT_BATCHED_TOTAL_GPU, FFT_BATCHED_TOTAL_CPU = 512 << 20, 32 << 20
+FNO_CASE = (8, 32, 64, 64, 16, 16)  # B, channels, H, W, m1, m2
 
 
 class Bench:
@@ -229,6 +239,57 @@ class Peer:
             return last
         return Bench(run_train, note="loss.item() every step" if every == 1 else f"loss.item() every {every}th step")
 
+    # ------------------------------------------------------------------ fft
+    def crand(self, *shape):
+        return torch.complex(self.rand(*shape), self.rand(*shape))
+
+    def fft(self, kind, dims, batch, note=None):
+        """One transform over the trailing len(dims) axes; out= preallocated."""
+        axes = tuple(range(-len(dims), 0))
+        half = dims[:-1] + (dims[-1] // 2 + 1,)
+        cbytes = 8.0 * batch
+        for d in (dims if kind == "c2c" else half):
+            cbytes *= d
+        if kind == "c2c":
+            x, o = self.crand(batch, *dims), self.empty(batch, *dims, dtype=torch.complex64)
+            run = lambda: torch.fft.fftn(x, dim=axes, out=o)
+        elif kind == "r2c":
+            x, o = self.rand(batch, *dims), self.empty(batch, *half, dtype=torch.complex64)
+            run = lambda: torch.fft.rfftn(x, dim=axes, out=o)
+        else:
+            x, o = self.crand(batch, *half), self.empty(batch, *dims, dtype=torch.float32)
+            run = lambda: torch.fft.irfftn(x, s=dims, dim=axes, out=o)
+        return Bench(run, 2 * cbytes, "gbps", note)
+
+    def fft_batched(self, n):
+        """Batched 1-D c2c at a fixed total, halved until it fits like bench_fft.c."""
+        total = FFT_BATCHED_TOTAL_GPU if self.cuda else FFT_BATCHED_TOTAL_CPU
+        if self.cuda:
+            mem = torch.cuda.get_device_properties(self.device).total_memory
+            while total > (1 << 20) and total * 4 > mem:
+                total //= 2
+        batch = max(1, total // (8 * n))
+        return self.fft("c2c", (n,), batch, f"batch {batch} ({(8 * n * batch) >> 20} MiB)")
+
+    def fno(self, layer):
+        """The reference FNO SpectralConv2d (rfft2, both corners mixed by einsum into a zeroed out_ft,
+        irfft2); the layer adds a 1x1 conv with bias and GELU."""
+        b, c, h, w, m1, m2 = FNO_CASE
+        x = self.rand(b, c, h, w)
+        w1, w2 = self.crand(c, c, m1, m2), self.crand(c, c, m1, m2)
+        conv = torch.nn.Conv2d(c, c, 1).to(self.device)
+
+        def spectral():
+            x_ft = torch.fft.rfft2(x)
+            out_ft = torch.zeros(b, c, h, w // 2 + 1, dtype=torch.complex64, device=self.device)
+            out_ft[:, :, :m1, :m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, :m1, :m2], w1)
+            out_ft[:, :, -m1:, :m2] = torch.einsum("bixy,ioxy->boxy", x_ft[:, :, -m1:, :m2], w2)
+            return torch.fft.irfft2(out_ft, s=(h, w))
+
+        if not layer:
+            return Bench(spectral, note="reference FNO SpectralConv2d, eager")
+        return Bench(lambda: F.gelu(spectral() + conv(x)), note="spectral + 1x1 conv, GELU, eager")
+
     # ------------------------------------------------------------------ the case list
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
@@ -273,6 +334,13 @@ class Peer:
             out += [(f"pinn_train_step/{n}", lambda n=n: self.pinn(n, 1, 1)) for n in PINN_SIZES]
             out.append(("pinn_100_epochs/200", lambda: self.pinn(200, 100, 1)))
             out.append(("pinn_100_epochs_deferred10/200", lambda: self.pinn(200, 100, 10)))
+        elif suite == "fft":
+            out += [(name, lambda k=k, d=d, b=b: self.fft(k, d, b))
+                    for name, k, d, b in FFT_CASES if not (cpu and name in FFT_GPU_ONLY)]
+            out += [(f"fft_batched/{n}", lambda n=n: self.fft_batched(n)) for n in FFT_BATCHED]
+            b, c, h, w, m1, _ = FNO_CASE
+            out.append((f"fno_spectral_conv/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(False)))
+            out.append((f"fno_layer/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(True)))
         return out
 
 
