@@ -6,58 +6,64 @@
  * w = exp(dir 2 pi i / (ns R)), takes the R-point DFT and writes output q to
  * (j / ns) ns R + k + q ns. After the last stage the sequence is in natural order.
  *
+ * Twiddles come from a table of the n-th roots of unity, tw[m] = (cos, sin)(2 pi m / n), computed in
+ * double on the host (exact to float rounding, and no sin/cos per butterfly: the stage's root of
+ * order L = ns R is tw[m n / L]); dir (-1 forward, +1 inverse) flips the sine.
+ *
  * Layouts (long8, elements of the side's dtype): s0 offset, s1 stride along the axis, s2..s4 the
  * strides of batch dims 0..2, s5/s6 the sizes of batch dims 1/2 (dim 0 takes the rest), s7 mode:
  *   read:  0 complex, 1 real (imaginary 0), 2 Hermitian half (x[t] = conj(x[n - t]) for t > n/2)
  *   write: 0 complex, 1 real part only, 2 Hermitian half (only t <= n/2)
- * Twiddles: exp(i pi x) with x = 2 m / d reduced to [-1, 1] in exact integer arithmetic, then
- * sinpi/cospi (not native_sin: their error grows with the angle and reaches 1e-6). */
+ * FFT_IDX is the index type: int when every index of the launch fits (cheaper division), else long. */
 
 #ifndef FFT_RADIX
 #define FFT_RADIX 0 /* 0: any radix, one work item per output; else one per butterfly */
 #endif
+#ifndef FFT_IDX
+#define FFT_IDX long
+#endif
+typedef FFT_IDX idx_t;
 
 static inline float2 c_mul(float2 a, float2 b)
 {
     return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
 
-/* exp(dir * 2 pi i m / d) */
-static inline float2 twiddle(ulong m, ulong d, float dir)
+/* exp(dir 2 pi i m / n) for 0 <= m < n */
+static inline float2 root(global const float2 *tw, idx_t m, float dir)
 {
-    long r = (long)(m % d);
-    if (2 * r > (long)d)
-        r -= (long)d;
-    float x = 2.0f * (float)r / (float)d;
-    return (float2)(cospi(x), dir * sinpi(x));
+    float2 v = tw[m];
+    return (float2)(v.x, dir * v.y);
 }
 
-static inline long batch_base(long8 L, long b)
+static inline idx_t batch_base(long8 L, idx_t b)
 {
-    long b2 = b % L.s6;
-    long q = b / L.s6;
-    long b1 = q % L.s5;
-    long b0 = q / L.s5;
-    return L.s0 + b0 * L.s2 + b1 * L.s3 + b2 * L.s4;
+    if (L.s5 == 1 && L.s6 == 1) /* one batch dim: no division */
+        return (idx_t)L.s0 + b * (idx_t)L.s2;
+    idx_t b2 = b % (idx_t)L.s6;
+    idx_t q = b / (idx_t)L.s6;
+    idx_t b1 = q % (idx_t)L.s5;
+    idx_t b0 = q / (idx_t)L.s5;
+    return (idx_t)L.s0 + b0 * (idx_t)L.s2 + b1 * (idx_t)L.s3 + b2 * (idx_t)L.s4;
 }
 
-static inline float2 load_elem(global const float *src, long8 L, long base, long n, long t)
+static inline float2 load_elem(global const float *src, long8 L, idx_t base, idx_t n, idx_t t)
 {
     if (L.s7 == 1)
-        return (float2)(src[base + t * L.s1], 0.0f);
+        return (float2)(src[base + t * (idx_t)L.s1], 0.0f);
     if (L.s7 == 2 && 2 * t > n) {
-        float2 v = vload2(base + (n - t) * L.s1, src);
+        float2 v = vload2(base + (n - t) * (idx_t)L.s1, src);
         return (float2)(v.x, -v.y);
     }
-    return vload2(base + t * L.s1, src);
+    return vload2(base + t * (idx_t)L.s1, src);
 }
 
-static inline void store_elem(global float *dst, long8 L, long base, long n, long t, float2 v)
+static inline void store_elem(global float *dst, long8 L, idx_t base, idx_t n, idx_t t, float2 v)
 {
     if (L.s7 == 1)
-        dst[base + t * L.s1] = v.x;
+        dst[base + t * (idx_t)L.s1] = v.x;
     else if (L.s7 == 0 || 2 * t <= n)
-        vstore2(v, base + t * L.s1, dst);
+        vstore2(v, base + t * (idx_t)L.s1, dst);
 }
 
 #if FFT_RADIX == 0
@@ -65,24 +71,29 @@ static inline void store_elem(global float *dst, long8 L, long base, long n, lon
 /* Any radix: item (b, j, q) computes output q of butterfly j as one sum of R twisted terms;
  * term r carries w^(r k) exp(dir 2 pi i r q / R) = exp(dir 2 pi i r (k + q ns) / (ns R)). */
 kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
-                      long n, long ns, long radix, long batch, float dir, float scale)
+                      global const float2 *tw, long n_, long ns_, long radix_, long batch, float dir,
+                      float scale)
 {
-    long m = n / radix;
-    ulong items = (ulong)batch * (ulong)n;
-    for (ulong g = get_global_id(0); g < items; g += get_global_size(0)) {
-        long b = (long)(g / (ulong)n);
-        long rest = (long)(g % (ulong)n);
-        long q = rest / m, j = rest % m;
-        long k = j % ns;
-        long in_base = batch_base(in_lay, b);
-        ulong span = (ulong)(ns * radix), e = (ulong)(k + q * ns);
+    idx_t n = (idx_t)n_, ns = (idx_t)ns_, radix = (idx_t)radix_;
+    idx_t m = n / radix, span = ns * radix, step = n / span;
+    idx_t items = (idx_t)batch * n;
+    for (idx_t g = (idx_t)get_global_id(0); g < items; g += (idx_t)get_global_size(0)) {
+        idx_t b = g / n;
+        idx_t rest = g - b * n;
+        idx_t q = rest / m, j = rest - q * m;
+        idx_t k = j % ns;
+        idx_t in_base = batch_base(in_lay, b);
+        idx_t e = k + q * ns;
         float2 acc = (float2)(0.0f, 0.0f);
-        for (long r = 0; r < radix; r++) {
+        idx_t ang = 0; /* r e mod span, advanced by e each term */
+        for (idx_t r = 0; r < radix; r++) {
             float2 v = load_elem(src, in_lay, in_base, n, j + r * m);
-            acc += c_mul(v, twiddle((ulong)r * e, span, dir));
+            acc += c_mul(v, root(tw, ang * step, dir));
+            ang += e;
+            if (ang >= span)
+                ang -= span;
         }
-        store_elem(dst, out_lay, batch_base(out_lay, b), n, (j / ns) * ns * radix + k + q * ns,
-                   acc * scale);
+        store_elem(dst, out_lay, batch_base(out_lay, b), n, (j / ns) * span + k + q * ns, acc * scale);
     }
 }
 
@@ -92,21 +103,23 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 static inline float2 turn(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
 
 kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
-                      long n, long ns, long radix, long batch, float dir, float scale)
+                      global const float2 *tw, long n_, long ns_, long radix_, long batch, float dir,
+                      float scale)
 {
-    (void)radix;
-    long m = n / FFT_RADIX;
-    ulong items = (ulong)batch * (ulong)m;
-    for (ulong g = get_global_id(0); g < items; g += get_global_size(0)) {
-        long b = (long)(g / (ulong)m);
-        long j = (long)(g % (ulong)m);
-        long k = j % ns;
-        long in_base = batch_base(in_lay, b);
+    (void)radix_;
+    idx_t n = (idx_t)n_, ns = (idx_t)ns_;
+    idx_t m = n / FFT_RADIX, step = n / (ns * FFT_RADIX);
+    idx_t items = (idx_t)batch * m;
+    for (idx_t g = (idx_t)get_global_id(0); g < items; g += (idx_t)get_global_size(0)) {
+        idx_t b = g / m;
+        idx_t j = g - b * m;
+        idx_t k = j % ns;
+        idx_t in_base = batch_base(in_lay, b);
         float2 v[FFT_RADIX];
         for (int r = 0; r < FFT_RADIX; r++) {
             v[r] = load_elem(src, in_lay, in_base, n, j + r * m);
-            if (r > 0 && k > 0)
-                v[r] = c_mul(v[r], twiddle((ulong)(r * k), (ulong)(ns * FFT_RADIX), dir));
+            if (r > 0)
+                v[r] = c_mul(v[r], root(tw, (idx_t)r * k * step, dir));
         }
         float2 o[FFT_RADIX];
 #if FFT_RADIX == 2
@@ -120,16 +133,16 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
         o[1] = c + d;
         o[3] = c - d;
 #else
-        /* small odd radices: the direct sum with constant twiddles (unrolled by the compiler) */
+        /* small odd radices: the direct sum; the R-th roots are tw[r q n / R] */
         for (int q = 0; q < FFT_RADIX; q++) {
             float2 acc = v[0];
             for (int r = 1; r < FFT_RADIX; r++)
-                acc += c_mul(v[r], twiddle((ulong)(r * q), FFT_RADIX, dir));
+                acc += c_mul(v[r], root(tw, (idx_t)((r * q) % FFT_RADIX) * (n / FFT_RADIX), dir));
             o[q] = acc;
         }
 #endif
-        long out_base = batch_base(out_lay, b);
-        long idx = (j / ns) * ns * FFT_RADIX + k;
+        idx_t out_base = batch_base(out_lay, b);
+        idx_t idx = (j / ns) * ns * FFT_RADIX + k;
         for (int q = 0; q < FFT_RADIX; q++)
             store_elem(dst, out_lay, out_base, n, idx + q * ns, o[q] * scale);
     }

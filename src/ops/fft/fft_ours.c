@@ -6,6 +6,7 @@
  *   R2C: the innermost axis reads real data and keeps the Hermitian half, then C2C passes on out.
  *   C2R: C2C passes on the outer axes into a third scratch area (the input is never changed), then the
  *        innermost axis reads the half with its conjugate mirror and writes real parts. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #define FFT_FAMILY "fft_stockham"
 #define FFT_SLOT 6
 #define MAX_STAGES 64
+#define M_PI_VALUE 3.14159265358979323846
+#define IDX32_LIMIT ((int64_t)1 << 30) /* below this, 32-bit indices cannot overflow */
 
 enum { BUF_IN = 0, BUF_OUT = 1, BUF_STAGE = 2 }; /* pass endpoints; BUF_STAGE: C2R's staging area */
 enum { MODE_COMPLEX = 0, MODE_REAL = 1, MODE_HALF = 2 };
@@ -30,6 +33,7 @@ typedef struct ours_pass {
     int64_t src_lay[8], dst_lay[8]; /* long8 layouts, offsets relative to the endpoint's start */
     int64_t batch;             /* transforms in this pass */
     int last;                  /* applies the plan's scale */
+    cl_mem twiddles;           /* the n-th roots of unity (float2), made from doubles at plan time */
 } ours_pass;
 
 typedef struct ours_state {
@@ -110,6 +114,31 @@ static void add_pass(ours_state *s, const clt_fft_key *k, int axis, const int64_
         s->scratch = count * p->n;
 }
 
+/* The table of a pass: tw[m] = (cos, sin)(2 pi m / n) in double, rounded once to float; copied to
+ * the device when the buffer is created (nothing enqueued). */
+static clt_status make_twiddles(clt_context *ctx, ours_pass *p, const char *who)
+{
+    size_t n = (size_t)p->n;
+    float *tw = malloc(sizeof(float) * 2 * n);
+    if (!tw)
+        return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
+    for (size_t m = 0; m < n; m++) {
+        /* the angle from an exact fraction in [-1/2, 1/2] of a turn keeps it accurate for large n */
+        double frac = (double)(2 * m > n ? (int64_t)m - (int64_t)n : (int64_t)m) / (double)n;
+        tw[2 * m] = (float)cos(2.0 * M_PI_VALUE * frac);
+        tw[2 * m + 1] = (float)sin(2.0 * M_PI_VALUE * frac);
+    }
+    cl_int err;
+    p->twiddles = clCreateBuffer(ctx->dev->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                 sizeof(float) * 2 * n, tw, &err);
+    free(tw);
+    if (err != CL_SUCCESS) {
+        p->twiddles = NULL;
+        return clt__cl_fail(ctx, err, "clt_fft_plan_get: clCreateBuffer (twiddles)");
+    }
+    return CLT_SUCCESS;
+}
+
 clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
 {
     const clt_fft_key *k = &plan->key;
@@ -161,12 +190,25 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
     }
     s->pass[s->npasses - 1].last = 1;
     plan->ours = s;
+    for (int i = 0; i < s->npasses; i++) {
+        clt_status st = make_twiddles(plan->ctx, &s->pass[i], who);
+        if (st != CLT_SUCCESS) {
+            clt__fft_ours_free(plan);
+            return st;
+        }
+    }
     return CLT_SUCCESS;
 }
 
 void clt__fft_ours_free(clt_fft_plan *plan)
 {
-    free(plan->ours);
+    ours_state *s = plan->ours;
+    if (!s)
+        return;
+    for (int i = 0; i < s->npasses; i++)
+        if (s->pass[i].twiddles)
+            clReleaseMemObject(s->pass[i].twiddles);
+    free(s);
     plan->ours = NULL;
 }
 
@@ -179,13 +221,21 @@ static cl_long8 to_long8(const int64_t *lay, int64_t offset)
     return v;
 }
 
-static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, cl_mem dst,
-                               cl_long8 dst_lay, int64_t n, int64_t ns, int radix, int64_t batch,
-                               float dir, float scale, const char *who)
+static int special_radix(int r) { return r == 2 || r == 3 || r == 4 || r == 5 || r == 7; }
+
+static void stage_options(char *options, size_t size, int radix, int idx32)
 {
-    int special = radix == 2 || radix == 3 || radix == 4 || radix == 5 || radix == 7;
-    char options[32];
-    snprintf(options, sizeof options, "-DFFT_RADIX=%d", special ? radix : 0);
+    snprintf(options, size, "-DFFT_RADIX=%d -DFFT_IDX=%s", special_radix(radix) ? radix : 0,
+             idx32 ? "int" : "long");
+}
+
+static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, cl_mem dst,
+                               cl_long8 dst_lay, cl_mem tw, int64_t n, int64_t ns, int radix,
+                               int64_t batch, float dir, float scale, int idx32, const char *who)
+{
+    int special = special_radix(radix);
+    char options[48];
+    stage_options(options, sizeof options, radix, idx32);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
     if (st != CLT_SUCCESS)
@@ -195,12 +245,13 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
         (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
         (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof cn, &cn, who)) ||
-        (st = clt__set_arg(ctx, k, 5, sizeof cns, &cns, who)) ||
-        (st = clt__set_arg(ctx, k, 6, sizeof cr, &cr, who)) ||
-        (st = clt__set_arg(ctx, k, 7, sizeof cb, &cb, who)) ||
-        (st = clt__set_arg(ctx, k, 8, sizeof dir, &dir, who)) ||
-        (st = clt__set_arg(ctx, k, 9, sizeof scale, &scale, who)))
+        (st = clt__set_arg(ctx, k, 4, sizeof tw, &tw, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof cn, &cn, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof cns, &cns, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof cr, &cr, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof cb, &cb, who)) ||
+        (st = clt__set_arg(ctx, k, 9, sizeof dir, &dir, who)) ||
+        (st = clt__set_arg(ctx, k, 10, sizeof scale, &scale, who)))
         return st;
     uint64_t items = (uint64_t)batch * (uint64_t)(special ? n / radix : n);
     return clt__launch_1d(ctx, k, items, who);
@@ -208,14 +259,13 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
 
 /* Build every kernel a plan needs before anything is enqueued (a build failure then enqueues
  * nothing). */
-static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, const char *who)
+static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, const char *who)
 {
     for (int i = 0; i < s->npasses; i++)
-        for (int j = 0; j < s->pass[i].stages; j++) {
-            int r = s->pass[i].radix[j];
-            int special = r == 2 || r == 3 || r == 4 || r == 5 || r == 7;
-            char options[32];
-            snprintf(options, sizeof options, "-DFFT_RADIX=%d", special ? r : 0);
+        for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
+            int r = j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
+            char options[48];
+            stage_options(options, sizeof options, r, idx32);
             cl_kernel k;
             clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
             if (st != CLT_SUCCESS)
@@ -229,12 +279,15 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
 {
     clt_context *ctx = plan->ctx;
     const ours_state *s = plan->ours;
-    clt_status st = prepare_kernels(ctx, s, who);
-    if (st != CLT_SUCCESS)
-        return st;
     /* scratch: two stage buffers, then the staging area; a one-stage pass whose ends share a
      * buffer also goes through stage buffer 0 (an identity stage brings it back). */
     int64_t total = 2 * s->scratch + s->staging;
+    /* 32-bit indices when every element index of every launch fits (2 per complex element) */
+    int idx32 = 2 * (plan->in_span + (int64_t)in_off) < IDX32_LIMIT &&
+                2 * (plan->out_span + (int64_t)out_off) < IDX32_LIMIT && 2 * total < IDX32_LIMIT;
+    clt_status st = prepare_kernels(ctx, s, idx32, who);
+    if (st != CLT_SUCCESS)
+        return st;
     cl_mem ws = NULL;
     int fresh;
     if ((st = clt__workspace_get(ctx, FFT_SLOT, (size_t)total * 8, &ws, &fresh)) != CLT_SUCCESS)
@@ -260,7 +313,8 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
                                 : to_long8(tmp_lay, ((j - 1) % 2) * s->scratch);
             cl_long8 lb = final ? to_long8(p->dst_lay, dst_off) : to_long8(tmp_lay, (j % 2) * s->scratch);
             float scale = final && p->last ? (float)plan->scale : 1.0f;
-            st = launch_stage(ctx, a, la, b, lb, p->n, ns, radix[j], p->batch, dir, scale, who);
+            st = launch_stage(ctx, a, la, b, lb, p->twiddles, p->n, ns, radix[j], p->batch, dir, scale,
+                              idx32, who);
             if (st != CLT_SUCCESS)
                 return st;
             ns *= radix[j];
