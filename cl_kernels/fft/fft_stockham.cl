@@ -149,3 +149,68 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 }
 
 #endif
+
+/* CPU devices: one work item runs every stage of one transform (batch item b) in turn, the middle
+ * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
+ * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
+ * kernels above stream the whole batch through memory once per stage. Same stage arithmetic. */
+kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
+                     global float *tmp, long tmp_off, long scratch, global const float2 *tw,
+                     global const int *radices, int stages, long n_, long batch, float dir, float scale)
+{
+    idx_t n = (idx_t)n_;
+    for (idx_t b = (idx_t)get_global_id(0); b < (idx_t)batch; b += (idx_t)get_global_size(0)) {
+        idx_t ns = 1;
+        for (int s = 0; s < stages; s++) {
+            idx_t radix = radices[s];
+            idx_t m = n / radix, span = ns * radix, step = n / span;
+            long8 tl = (long8)(0, 1, n_, 0, 0, 1, 1, 0);
+            long8 la = tl, lb = tl;
+            la.s0 = tmp_off + ((s - 1) % 2) * scratch;
+            lb.s0 = tmp_off + (s % 2) * scratch;
+            global const float *a = s == 0 ? src : tmp;
+            global float *c = s == stages - 1 ? dst : tmp;
+            if (s == 0)
+                la = in_lay;
+            if (s == stages - 1)
+                lb = out_lay;
+            idx_t a_base = batch_base(la, b), c_base = batch_base(lb, b);
+            float sc = s == stages - 1 ? scale : 1.0f;
+            for (idx_t j = 0; j < m; j++) {
+                idx_t k = j % ns;
+                idx_t out0 = (j / ns) * span + k;
+                if (radix == 4) {
+                    float2 v0 = load_elem(a, la, a_base, n, j);
+                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                    float2 v2 = c_mul(load_elem(a, la, a_base, n, j + 2 * m), root(tw, 2 * k * step, dir));
+                    float2 v3 = c_mul(load_elem(a, la, a_base, n, j + 3 * m), root(tw, 3 * k * step, dir));
+                    float2 p = v0 + v2, q = v0 - v2, r = v1 + v3;
+                    float2 t = v1 - v3;
+                    t = (float2)(-dir * t.y, dir * t.x);
+                    store_elem(c, lb, c_base, n, out0, (p + r) * sc);
+                    store_elem(c, lb, c_base, n, out0 + ns, (q + t) * sc);
+                    store_elem(c, lb, c_base, n, out0 + 2 * ns, (p - r) * sc);
+                    store_elem(c, lb, c_base, n, out0 + 3 * ns, (q - t) * sc);
+                } else if (radix == 2) {
+                    float2 v0 = load_elem(a, la, a_base, n, j);
+                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                    store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
+                    store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
+                } else {
+                    for (idx_t q = 0; q < radix; q++) {
+                        idx_t e = k + q * ns, ang = 0;
+                        float2 acc = (float2)(0.0f, 0.0f);
+                        for (idx_t r = 0; r < radix; r++) {
+                            acc += c_mul(load_elem(a, la, a_base, n, j + r * m), root(tw, ang * step, dir));
+                            ang += e;
+                            if (ang >= span)
+                                ang -= span;
+                        }
+                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
+                    }
+                }
+            }
+            ns = span;
+        }
+    }
+}

@@ -34,6 +34,7 @@ typedef struct ours_pass {
     int64_t batch;             /* transforms in this pass */
     int last;                  /* applies the plan's scale */
     cl_mem twiddles;           /* the n-th roots of unity (float2), made from doubles at plan time */
+    cl_mem radices;            /* the stage radices (int), plus the identity stage, for fft_rows */
 } ours_pass;
 
 typedef struct ours_state {
@@ -136,6 +137,16 @@ static clt_status make_twiddles(clt_context *ctx, ours_pass *p, const char *who)
         p->twiddles = NULL;
         return clt__cl_fail(ctx, err, "clt_fft_plan_get: clCreateBuffer (twiddles)");
     }
+    cl_int radices[MAX_STAGES + 1];
+    for (int j = 0; j < p->stages; j++)
+        radices[j] = p->radix[j];
+    radices[p->stages] = 1;
+    p->radices = clCreateBuffer(ctx->dev->cl_ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                sizeof(cl_int) * (size_t)(p->stages + 1), radices, &err);
+    if (err != CL_SUCCESS) {
+        p->radices = NULL;
+        return clt__cl_fail(ctx, err, "clt_fft_plan_get: clCreateBuffer (radices)");
+    }
     return CLT_SUCCESS;
 }
 
@@ -205,9 +216,12 @@ void clt__fft_ours_free(clt_fft_plan *plan)
     ours_state *s = plan->ours;
     if (!s)
         return;
-    for (int i = 0; i < s->npasses; i++)
+    for (int i = 0; i < s->npasses; i++) {
         if (s->pass[i].twiddles)
             clReleaseMemObject(s->pass[i].twiddles);
+        if (s->pass[i].radices)
+            clReleaseMemObject(s->pass[i].radices);
+    }
     free(s);
     plan->ours = NULL;
 }
@@ -257,17 +271,50 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
     return clt__launch_1d(ctx, k, items, who);
 }
 
+/* The whole pass in one launch, one work item per transform (CPU devices). */
+static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, cl_long8 src_lay, cl_mem dst,
+                              cl_long8 dst_lay, cl_mem ws, int64_t scratch, int stages, float dir,
+                              float scale, int idx32, const char *who)
+{
+    char options[48];
+    stage_options(options, sizeof options, 0, idx32);
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_rows", &k);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    cl_long zero = 0, cscratch = scratch, cn = p->n, cb = p->batch;
+    cl_int cstages = stages;
+    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof ws, &ws, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof zero, &zero, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof cscratch, &cscratch, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof p->twiddles, &p->twiddles, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof p->radices, &p->radices, who)) ||
+        (st = clt__set_arg(ctx, k, 9, sizeof cstages, &cstages, who)) ||
+        (st = clt__set_arg(ctx, k, 10, sizeof cn, &cn, who)) ||
+        (st = clt__set_arg(ctx, k, 11, sizeof cb, &cb, who)) ||
+        (st = clt__set_arg(ctx, k, 12, sizeof dir, &dir, who)) ||
+        (st = clt__set_arg(ctx, k, 13, sizeof scale, &scale, who)))
+        return st;
+    /* small groups: each item is a whole transform */
+    return clt__launch_1d_group(ctx, k, (uint64_t)p->batch, 4, who);
+}
+
 /* Build every kernel a plan needs before anything is enqueued (a build failure then enqueues
  * nothing). */
-static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, const char *who)
+static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, int rows,
+                                  const char *who)
 {
     for (int i = 0; i < s->npasses; i++)
         for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
-            int r = j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
+            int r = rows ? 0 : j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
             char options[48];
             stage_options(options, sizeof options, r, idx32);
             cl_kernel k;
-            clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
+            clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, rows ? "fft_rows" : "fft_stage", &k);
             if (st != CLT_SUCCESS)
                 return clt__prefix_error(ctx, st, who);
         }
@@ -285,7 +332,8 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
     /* 32-bit indices when every element index of every launch fits (2 per complex element) */
     int idx32 = 2 * (plan->in_span + (int64_t)in_off) < IDX32_LIMIT &&
                 2 * (plan->out_span + (int64_t)out_off) < IDX32_LIMIT && 2 * total < IDX32_LIMIT;
-    clt_status st = prepare_kernels(ctx, s, idx32, who);
+    int rows = clt__cpu_style(ctx); /* CPU devices (the gfx902 profile keeps the stage kernels) */
+    clt_status st = prepare_kernels(ctx, s, idx32, rows, who);
     if (st != CLT_SUCCESS)
         return st;
     cl_mem ws = NULL;
@@ -304,6 +352,13 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
         memcpy(radix, p->radix, sizeof(int) * (size_t)stages);
         if (stages == 1 && src == dst)
             radix[stages++] = 1;
+        if (rows) {
+            st = launch_rows(ctx, p, src, to_long8(p->src_lay, src_off), dst, to_long8(p->dst_lay, dst_off), ws,
+                             s->scratch, stages, dir, p->last ? (float)plan->scale : 1.0f, idx32, who);
+            if (st != CLT_SUCCESS)
+                return st;
+            continue;
+        }
         int64_t ns = 1;
         for (int j = 0; j < stages; j++) {
             int first = j == 0, final = j == stages - 1;
