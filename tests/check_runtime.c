@@ -123,11 +123,13 @@ START_TEST(dtype_sizes_and_names)
     ck_assert_uint_eq(clt_dtype_size(CLT_F16), 2);
     ck_assert_uint_eq(clt_dtype_size(CLT_I32), 4);
     ck_assert_uint_eq(clt_dtype_size(CLT_U8), 1);
+    ck_assert_uint_eq(clt_dtype_size(CLT_C64), 8);
+    ck_assert_str_eq(clt_dtype_name(CLT_C64), "c64");
     ck_assert_str_eq(clt_dtype_name(CLT_F32), "f32");
     ck_assert_str_eq(clt_dtype_name(CLT_F16), "f16");
     ck_assert_str_eq(clt_dtype_name(CLT_I32), "i32");
     ck_assert_str_eq(clt_dtype_name(CLT_U8), "u8");
-    const int bad[] = {0, 5, 99, -1};
+    const int bad[] = {0, 6, 99, -1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_uint_eq(clt_dtype_size((clt_dtype)bad[i]), 0);
         ck_assert_ptr_nonnull(clt_dtype_name((clt_dtype)bad[i]));

@@ -154,6 +154,8 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
  * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
  * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
  * kernels above stream the whole batch through memory once per stage. Same stage arithmetic. */
+#define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
+
 kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
@@ -196,6 +198,22 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
                     float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
                     store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
                     store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
+                } else if (radix <= ROW_REGS) {
+                    /* odd radices up to ROW_REGS: the inputs once into registers, then the sums */
+                    float2 v[ROW_REGS];
+                    for (idx_t r = 0; r < radix; r++)
+                        v[r] = load_elem(a, la, a_base, n, j + r * m);
+                    for (idx_t q = 0; q < radix; q++) {
+                        idx_t e = k + q * ns, ang = 0;
+                        float2 acc = (float2)(0.0f, 0.0f);
+                        for (idx_t r = 0; r < radix; r++) {
+                            acc += c_mul(v[r], root(tw, ang * step, dir));
+                            ang += e;
+                            if (ang >= span)
+                                ang -= span;
+                        }
+                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
+                    }
                 } else {
                     for (idx_t q = 0; q < radix; q++) {
                         idx_t e = k + q * ns, ang = 0;
