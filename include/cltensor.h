@@ -50,10 +50,21 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+/* CLT_API marks the public functions. Building the shared library (CLT_BUILDING_LIBRARY) exports
+ * them; an application using the shared library imports them (which matters on Windows); with
+ * CLT_STATIC defined (an application linking a static archive of cltensor) it is empty. */
+#if defined(CLT_STATIC)
+#define CLT_API
+#elif defined(_WIN32)
+#if defined(CLT_BUILDING_LIBRARY)
 #define CLT_API __declspec(dllexport)
 #else
+#define CLT_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define CLT_API __attribute__((visibility("default")))
+#else
+#define CLT_API
 #endif
 
 /* ---------------------------------------------------------------- version */
@@ -63,8 +74,15 @@ extern "C" {
 #define CLT_VERSION_PATCH 0
 #define CLT_VERSION_STRING "0.1.0"
 
-/** Version of the library actually loaded, e.g. "0.1.0". Never NULL. */
+/** Version of the library actually loaded, e.g. "0.1.0" (the CLT_VERSION_* macros are those of the
+ *  headers compiled against). Never NULL; a static string, valid for the life of the process. */
 CLT_API const char *clt_version_string(void);
+
+/** Version numbers of the library actually loaded. Any pointer may be NULL (that number is not
+ *  written). Never fails, never blocks. Compare with CLT_VERSION_MAJOR / CLT_VERSION_MINOR to check
+ *  that the shared library found at run time matches the headers (the same major.minor is
+ *  compatible while the major is 0). */
+CLT_API void clt_version(int *major, int *minor, int *patch);
 
 /* ----------------------------------------------------------------- status */
 
