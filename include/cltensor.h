@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor — a cross-vendor GPU compute backend over OpenCL for ML frameworks.
  *
  * Public C ABI: the base types (status, dtype, context, tensor, activations) and the context and
@@ -89,21 +90,21 @@ CLT_API void clt_version(int *major, int *minor, int *patch);
 /** Stable status codes: values never change once released. */
 typedef enum clt_status {
     CLT_SUCCESS = 0,
-    CLT_ERR_INVALID_ARGUMENT = 1,      /* NULL handle, bad option or value */
-    CLT_ERR_INVALID_DTYPE = 2,         /* unknown dtype, or dtypes that do not match */
-    CLT_ERR_INVALID_SHAPE = 3,         /* bad ndim, negative dim, shapes that do not fit */
-    CLT_ERR_SIZE_OVERFLOW = 4,         /* element count or byte size overflows */
-    CLT_ERR_DEVICE_NOT_FOUND = 5,      /* no OpenCL device, or none matches the selection */
-    CLT_ERR_OUT_OF_DEVICE_MEMORY = 6,  /* pool cap reached, or the device refused */
-    CLT_ERR_OUT_OF_HOST_MEMORY = 7,    /* malloc failed */
-    CLT_ERR_BUILD_FAILED = 8,          /* a kernel did not compile; the build log is in clt_last_error */
-    CLT_ERR_OPENCL = 9,                /* an OpenCL call failed; its name is in clt_last_error */
-    CLT_ERR_NOT_READY = 10,            /* a future is not complete yet (not an error) */
-    CLT_ERR_UNSUPPORTED = 11,          /* valid request this device or build cannot do */
-    CLT_ERR_CONTEXT_MISMATCH = 12,     /* handles from different contexts mixed */
-    CLT_ERR_IO = 13,                   /* a file could not be read or written */
-    CLT_ERR_INVALID_AXIS = 14,         /* axis out of range */
-    CLT_ERR_ALIASING = 15              /* output overlaps an input where the op forbids it */
+    CLT_ERR_INVALID_ARGUMENT = 1,      /**< NULL handle, bad option or value */
+    CLT_ERR_INVALID_DTYPE = 2,         /**< unknown dtype, or dtypes that do not match */
+    CLT_ERR_INVALID_SHAPE = 3,         /**< bad ndim, negative dim, shapes that do not fit */
+    CLT_ERR_SIZE_OVERFLOW = 4,         /**< element count or byte size overflows */
+    CLT_ERR_DEVICE_NOT_FOUND = 5,      /**< no OpenCL device, or none matches the selection */
+    CLT_ERR_OUT_OF_DEVICE_MEMORY = 6,  /**< pool cap reached, or the device refused */
+    CLT_ERR_OUT_OF_HOST_MEMORY = 7,    /**< malloc failed */
+    CLT_ERR_BUILD_FAILED = 8,          /**< a kernel did not compile; the build log is in clt_last_error */
+    CLT_ERR_OPENCL = 9,                /**< an OpenCL call failed; its name is in clt_last_error */
+    CLT_ERR_NOT_READY = 10,            /**< a future is not complete yet (not an error) */
+    CLT_ERR_UNSUPPORTED = 11,          /**< valid request this device or build cannot do */
+    CLT_ERR_CONTEXT_MISMATCH = 12,     /**< handles from different contexts mixed */
+    CLT_ERR_IO = 13,                   /**< a file could not be read or written */
+    CLT_ERR_INVALID_AXIS = 14,         /**< axis out of range */
+    CLT_ERR_ALIASING = 15              /**< output overlaps an input where the op forbids it */
 } clt_status;
 
 /** Short constant name of a status ("CLT_ERR_INVALID_SHAPE"); unknown values give "CLT_ERR_UNKNOWN". */
@@ -115,7 +116,7 @@ CLT_API const char *clt_status_string(clt_status status);
  *  (create, fill, copy, read, write) until an op says otherwise. */
 typedef enum clt_dtype {
     CLT_F32 = 1,
-    CLT_F16 = 2, /* IEEE binary16 storage */
+    CLT_F16 = 2, /**< IEEE binary16 storage */
     CLT_I32 = 3,
     CLT_U8 = 4
 } clt_dtype;
@@ -127,7 +128,7 @@ typedef enum clt_unary_op {
     CLT_IDENTITY = 0,
     CLT_NEG = 1,
     CLT_ABS = 2,
-    CLT_SIGN = 3,       /* -1, 0, +1 (NaN stays NaN) */
+    CLT_SIGN = 3,       /**< -1, 0, +1 (NaN stays NaN) */
     CLT_EXP = 4,
     CLT_LOG = 5,
     CLT_SQRT = 6,
@@ -141,11 +142,11 @@ typedef enum clt_unary_op {
     CLT_RELU = 14,
     CLT_LEAKY_RELU = 15,
     CLT_ELU = 16,
-    CLT_GELU_ERF = 17,  /* x * Phi(x) */
-    CLT_GELU_TANH = 18, /* the tanh approximation */
-    CLT_SILU = 19,      /* x * sigmoid(x) */
-    CLT_SOFTPLUS = 20,  /* log(1 + exp(x)), stable for large |x| */
-    CLT_HARDSWISH = 21  /* x * relu6(x + 3) / 6 */
+    CLT_GELU_ERF = 17,  /**< x * Phi(x) */
+    CLT_GELU_TANH = 18, /**< the tanh approximation */
+    CLT_SILU = 19,      /**< x * sigmoid(x) */
+    CLT_SOFTPLUS = 20,  /**< log(1 + exp(x)), stable for large |x| */
+    CLT_HARDSWISH = 21  /**< x * relu6(x + 3) / 6 */
 } clt_unary_op;
 
 #define CLT_MAX_DIMS 8
@@ -178,30 +179,30 @@ typedef enum clt_vendor {
 
 /** What a device is and can do, probed once per process. */
 typedef struct clt_device_info {
-    int platform_index;           /* position in clGetPlatformIDs order */
-    int device_index;             /* position within its platform */
-    int global_index;             /* position in the flat list across platforms */
+    int platform_index;           /**< position in clGetPlatformIDs order */
+    int device_index;             /**< position within its platform */
+    int global_index;             /**< position in the flat list across platforms */
     clt_device_type type;
     clt_vendor vendor;
     char platform_name[128];
     char platform_version[128];
     char device_name[128];
     char device_vendor[128];
-    char device_version[128];     /* "OpenCL 3.0 CUDA" */
+    char device_version[128];     /**< "OpenCL 3.0 CUDA" */
     char driver_version[128];
-    char opencl_c_version[64];    /* "OpenCL C 1.2 ..." */
+    char opencl_c_version[64];    /**< "OpenCL C 1.2 ..." */
     uint32_t compute_units;
     uint32_t max_clock_mhz;
     uint64_t max_work_group_size;
-    uint32_t preferred_work_group_multiple; /* warp / wavefront / SIMD width hint */
+    uint32_t preferred_work_group_multiple; /**< warp / wavefront / SIMD width hint */
     uint64_t local_mem_bytes;
-    int local_mem_is_global;      /* "local" memory is really global (CPU devices) */
+    int local_mem_is_global;      /**< "local" memory is really global (CPU devices) */
     uint64_t global_mem_bytes;
     uint64_t max_alloc_bytes;
-    int unified_memory;           /* host and device share memory (APU, CPU) */
+    int unified_memory;           /**< host and device share memory (APU, CPU) */
     int has_fp16;
     int has_fp64;
-    int has_inline_ptx;           /* NVIDIA: asm("...") in OpenCL C builds and runs */
+    int has_inline_ptx;           /**< NVIDIA: asm("...") in OpenCL C builds and runs */
     int has_subgroups;
 } clt_device_info;
 
@@ -269,17 +270,17 @@ CLT_API clt_status clt_context_device_info(const clt_context *ctx, clt_device_in
 
 /** The limits a context actually uses: the device's, narrowed by the profile. */
 typedef struct clt_context_limits {
-    char profile[32];           /* "native" or "gfx902" */
+    char profile[32];           /**< "native" or "gfx902" */
     uint64_t max_work_group_size;
-    uint32_t wave_width;        /* 32 NVIDIA, 64 AMD/gfx902, SIMD width hint elsewhere */
-    uint64_t local_mem_budget;  /* bytes a kernel may plan to use */
-    int zero_copy;              /* transfers map memory instead of copying through staging */
-    uint64_t memory_limit;      /* pool cap, 0 = none */
-    char kernel_dir[512];       /* "" = embedded sources */
-    char cache_dir[512];        /* "" when the disk cache is off */
-    char gemm_impl[16];         /* "auto", "tiled" or "clblast" */
-    char conv_impl[16];         /* "auto", "tiled" or "clblast" */
-    int profiler;               /* 1 when every command is recorded (queue profiling on) */
+    uint32_t wave_width;        /**< 32 NVIDIA, 64 AMD/gfx902, SIMD width hint elsewhere */
+    uint64_t local_mem_budget;  /**< bytes a kernel may plan to use */
+    int zero_copy;              /**< transfers map memory instead of copying through staging */
+    uint64_t memory_limit;      /**< pool cap, 0 = none */
+    char kernel_dir[512];       /**< "" = embedded sources */
+    char cache_dir[512];        /**< "" when the disk cache is off */
+    char gemm_impl[16];         /**< "auto", "tiled" or "clblast" */
+    char conv_impl[16];         /**< "auto", "tiled" or "clblast" */
+    int profiler;               /**< 1 when every command is recorded (queue profiling on) */
 } clt_context_limits;
 
 CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits);
@@ -290,18 +291,18 @@ CLT_API clt_status clt_context_describe_dispatch(const clt_context *ctx, char *b
 
 /** Where the dispatch thresholds and kernel parameters in force on a context come from. */
 typedef enum clt_tuning_source {
-    CLT_TUNING_BUILTIN = 0, /* the built-in tables (no tuning file, or tuning files off) */
-    CLT_TUNING_FILE = 1,    /* a tuning file written by clt-tune */
-    CLT_TUNING_IGNORED = 2  /* a tuning file exists but was rejected: built-in tables, see reason */
+    CLT_TUNING_BUILTIN = 0, /**< the built-in tables (no tuning file, or tuning files off) */
+    CLT_TUNING_FILE = 1,    /**< a tuning file written by clt-tune */
+    CLT_TUNING_IGNORED = 2  /**< a tuning file exists but was rejected: built-in tables, see reason */
 } clt_tuning_source;
 
 typedef struct clt_tuning_info {
     clt_tuning_source source;
-    char path[640];     /* the tuning file looked for ($CLT_TUNING_FILE, else in the cache
+    char path[640];     /**< the tuning file looked for ($CLT_TUNING_FILE, else in the cache
                            directory); "" when tuning files are off */
-    char written[64];   /* FILE: when clt-tune wrote it */
-    char reason[256];   /* IGNORED: why it was rejected; BUILTIN: why there is no file */
-    char builtin[32];   /* the built-in table row of this device and profile ("nvidia") */
+    char written[64];   /**< FILE: when clt-tune wrote it */
+    char reason[256];   /**< IGNORED: why it was rejected; BUILTIN: why there is no file */
+    char builtin[32];   /**< the built-in table row of this device and profile ("nvidia") */
 } clt_tuning_info;
 
 /** The tuning in force on ctx (a context reads its device's tuning file once, when created; a
@@ -311,12 +312,12 @@ CLT_API clt_status clt_context_get_tuning(const clt_context *ctx, clt_tuning_inf
 /* ------------------------------------------------------------ buffer pool */
 
 typedef struct clt_pool_stats {
-    uint64_t bytes_in_use;   /* held by live tensors (rounded to size classes) */
-    uint64_t bytes_cached;   /* freed, kept for reuse */
+    uint64_t bytes_in_use;   /**< held by live tensors (rounded to size classes) */
+    uint64_t bytes_cached;   /**< freed, kept for reuse */
     uint64_t peak_bytes_in_use;
-    uint64_t hits;           /* allocations served from the cache */
-    uint64_t misses;         /* allocations that created a new device buffer */
-    uint64_t limit;          /* cap on in_use + cached, 0 = none */
+    uint64_t hits;           /**< allocations served from the cache */
+    uint64_t misses;         /**< allocations that created a new device buffer */
+    uint64_t limit;          /**< cap on in_use + cached, 0 = none */
 } clt_pool_stats;
 
 CLT_API clt_status clt_pool_get_stats(const clt_context *ctx, clt_pool_stats *stats);
@@ -326,13 +327,13 @@ CLT_API clt_status clt_pool_trim(clt_context *ctx);
 /* ---------------------------------------------------------- program cache */
 
 typedef struct clt_program_cache_stats {
-    uint64_t memory_hits;    /* programs found already built in this process */
-    uint64_t disk_loads;     /* programs loaded from the on-disk binary cache */
-    uint64_t source_builds;  /* programs compiled from source */
-    uint64_t disk_writes;    /* binaries written to the disk cache */
-    uint64_t disk_rejects;   /* disk cache files ignored (corrupt, foreign, failed to load) */
-    uint64_t disk_files;     /* files now in the context's cache directory */
-    uint64_t disk_bytes;     /* their total size */
+    uint64_t memory_hits;    /**< programs found already built in this process */
+    uint64_t disk_loads;     /**< programs loaded from the on-disk binary cache */
+    uint64_t source_builds;  /**< programs compiled from source */
+    uint64_t disk_writes;    /**< binaries written to the disk cache */
+    uint64_t disk_rejects;   /**< disk cache files ignored (corrupt, foreign, failed to load) */
+    uint64_t disk_files;     /**< files now in the context's cache directory */
+    uint64_t disk_bytes;     /**< their total size */
 } clt_program_cache_stats;
 
 /** Counters of the process-wide program cache of ctx's device (shared by all its contexts). */

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor OpenCL interop: share buffers, the queue and events with code that speaks OpenCL directly.
  * Include after (or instead of) cltensor.h; needs the OpenCL headers.
  */

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor Conv2D and 2-D pooling, NCHW f32. Included by cltensor.h. Every call only enqueues and
  * writes into caller-provided tensors.
  *
@@ -32,7 +33,7 @@ typedef struct clt_conv2d_params {
     int32_t stride_h, stride_w;
     int32_t pad_top, pad_bottom, pad_left, pad_right;
     int32_t dilation_h, dilation_w;
-    int32_t groups; /* 1 = dense; Ci = Co = groups = depthwise */
+    int32_t groups; /**< 1 = dense; Ci = Co = groups = depthwise */
 } clt_conv2d_params;
 
 /** Stride 1, no padding, dilation 1, groups 1. */
@@ -70,9 +71,9 @@ CLT_API clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *db
 /* ------------------------------------------------------------ pooling */
 
 typedef struct clt_pool2d_params {
-    int32_t kernel_h, kernel_w; /* >= 1 */
-    int32_t stride_h, stride_w; /* >= 1 */
-    int32_t pad_top, pad_bottom, pad_left, pad_right; /* >= 0 and < the kernel size on that axis */
+    int32_t kernel_h, kernel_w; /**< >= 1 */
+    int32_t stride_h, stride_w; /**< >= 1 */
+    int32_t pad_top, pad_bottom, pad_left, pad_right; /**< >= 0 and < the kernel size on that axis */
 } clt_pool2d_params;
 
 /** kernel k x k, stride k, no padding. */

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor GEMM: C = act(alpha * op(A) * op(B) + beta * C + bias) + residual, row-major f32.
  * Included by cltensor.h. Our hand-tiled kernels or CLBlast, chosen per shape and device
  * (CLT_GEMM_IMPL=tiled|clblast|auto or clt_context_options.gemm_impl forces one). One launch per
@@ -25,8 +26,8 @@ typedef enum clt_transpose { CLT_NO_TRANS = 0, CLT_TRANS = 1 } clt_transpose;
 
 typedef enum clt_bias_mode {
     CLT_BIAS_NONE = 0,
-    CLT_BIAS_PER_COLUMN = 1, /* bias[j] added to column j (the usual layer bias, length n) */
-    CLT_BIAS_PER_ROW = 2     /* bias[i] added to row i (length m) */
+    CLT_BIAS_PER_COLUMN = 1, /**< bias[j] added to column j (the usual layer bias, length n) */
+    CLT_BIAS_PER_ROW = 2     /**< bias[i] added to row i (length m) */
 } clt_bias_mode;
 
 /** Work fused into the GEMM kernel after the product. Zero-initialise (or use
@@ -50,7 +51,7 @@ typedef struct clt_gemm_epilogue {
     const clt_tensor *residual;
     int64_t residual_offset;
     int64_t ldr;
-    const clt_tensor *dact_y; /* NULL: no activation backward */
+    const clt_tensor *dact_y; /**< NULL: no activation backward */
     clt_unary_op dact;
     int64_t dact_offset;
     int64_t lddy;

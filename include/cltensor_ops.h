@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor ops: elementwise, activations, fused elementwise expressions, reductions, softmax.
  * Included by cltensor.h. All ops take f32 tensors unless stated, write into a caller-provided
  * output tensor, only enqueue (never block) and are one kernel launch each.
@@ -122,9 +123,9 @@ typedef enum clt_reduce_op {
     CLT_REDUCE_MEAN = 1,
     CLT_REDUCE_MAX = 2,
     CLT_REDUCE_MIN = 3,
-    CLT_REDUCE_VAR = 4,          /* population variance (divides by n) */
-    CLT_REDUCE_VAR_UNBIASED = 5, /* divides by n - 1 */
-    CLT_REDUCE_L2NORM = 6        /* sqrt(sum x^2) */
+    CLT_REDUCE_VAR = 4,          /**< population variance (divides by n) */
+    CLT_REDUCE_VAR_UNBIASED = 5, /**< divides by n - 1 */
+    CLT_REDUCE_L2NORM = 6        /**< sqrt(sum x^2) */
 } clt_reduce_op;
 
 /** Reduce x over `naxes` axes (naxes == 0 or axes == NULL: all axes). Axes may be negative, must be
