@@ -7,6 +7,7 @@
 #define CLTENSOR_CL_H
 
 #ifndef CL_TARGET_OPENCL_VERSION
+/** The OpenCL API version cltensor is written against (1.2), unless the application chose one. */
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
@@ -44,10 +45,14 @@ CLT_API clt_status clt_context_create_from_cl(cl_context context, cl_device_id d
                                               cl_command_queue queue, const clt_context_options *opts,
                                               clt_context **out);
 
-/** The OpenCL objects behind ctx. They stay owned by cltensor: retain them to keep them longer than
- *  the context. Work you enqueue on the queue is ordered with cltensor's ops. */
+/** The cl_context behind ctx (the application's, for a context from clt_context_create_from_cl),
+ *  or NULL for NULL. Not a new reference: it stays valid while ctx lives; clRetainContext it to
+ *  keep it longer. Never blocks. */
 CLT_API cl_context clt_context_cl_context(const clt_context *ctx);
+/** The device of ctx, or NULL for NULL. Never blocks. */
 CLT_API cl_device_id clt_context_cl_device(const clt_context *ctx);
+/** The in-order queue every op of ctx is enqueued on, or NULL for NULL. Not a new reference (valid
+ *  while ctx lives). Work the caller enqueues on it is ordered with cltensor's ops. Never blocks. */
 CLT_API cl_command_queue clt_context_cl_queue(const clt_context *ctx);
 
 /** Wrap an existing buffer (created on ctx's cl_context) as a tensor, starting at offset_bytes.

@@ -60,10 +60,15 @@
 extern "C" {
 #endif
 
+/** Most recorded commands that wait unresolved; an enqueue beyond it first waits for the oldest
+ *  (counted in clt_profile_stats.stalls). */
 #define CLT_PROFILE_MAX_PENDING 4096
+/** Most (op, impl) rows the profiler keeps. */
 #define CLT_PROFILE_MAX_ROWS 256
+/** Commands kept for the Chrome trace (the latest ones). */
 #define CLT_PROFILE_TRACE_CAP 65536
 
+/** What a recorded command was. */
 typedef enum clt_profile_kind {
     CLT_PROFILE_KERNEL = 1,  /**< an op kernel or a CLBlast routine */
     CLT_PROFILE_TRANSFER = 2 /**< host<->device copy, map/unmap, device copy, buffer fill */
@@ -73,7 +78,7 @@ typedef enum clt_profile_kind {
 typedef struct clt_profile_entry {
     char op[64];          /**< public call: "clt_add", "clt_tensor_read" */
     char impl[64];        /**< kernel function name, "clblast:CLBlastSgemm", "write", "read", ... */
-    clt_profile_kind kind;
+    clt_profile_kind kind;  /**< kernel or transfer */
     uint64_t count;       /**< commands completed (failed ones included) */
     uint64_t kernel_ns;   /**< sum of START -> END, kernel commands */
     uint64_t transfer_ns; /**< sum of START -> END, transfer commands */

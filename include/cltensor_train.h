@@ -24,7 +24,8 @@ extern "C" {
  *  added to the gradient (grad + weight_decay * param), not AdamW's decoupled decay. */
 typedef struct clt_adam_params {
     float lr;           /**< >= 0 */
-    float beta1, beta2; /**< each in [0, 1) */
+    float beta1;        /**< first-moment decay, in [0, 1) */
+    float beta2;        /**< second-moment decay, in [0, 1) */
     float eps;          /**< >= 0 */
     float weight_decay; /**< >= 0 */
 } clt_adam_params;
