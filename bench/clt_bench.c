@@ -1,4 +1,4 @@
-/* clt-bench: runs the benchmark cases of BENCHMARKS.md on one device and prints JSON lines and a
+/* clt-bench: runs the benchmark cases of bench/README.md on one device and prints JSON lines and a
  * markdown table. Options and the loop over cases live here; the method is bench_timing's, the output
  * bench_report's, the cases the suite tables'. */
 #include <getopt.h>
