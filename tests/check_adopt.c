@@ -273,6 +273,9 @@ START_TEST(bad_input_is_refused)
     clt_context_options_init(&opts);
     opts.gemm_impl = "fastest";
     expect_refused(app.context, app.device, app.queue, &opts, CLT_ERR_INVALID_ARGUMENT, "fastest");
+    clt_context_options_init(&opts);
+    opts.profile = "gfx9000";
+    expect_refused(app.context, app.device, app.queue, &opts, CLT_ERR_INVALID_ARGUMENT, "gfx9000");
     /* The profiler asked for on a queue without timestamps. */
     clt_context_options_init(&opts);
     opts.profiler = 1;

@@ -171,8 +171,8 @@ clt_status clt__context_resolve_options(const clt_context_options *opts, int glo
     memset(limits, 0, sizeof *limits);
     st = clt__profile_limits(&list[global_index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"),
                              limits);
-    if (st != CLT_SUCCESS)
-        return st;
+    if (st != CLT_SUCCESS) /* the profile layer does not know which public call asked */
+        return clt__prefix_error(NULL, st, who);
     limits->memory_limit = limit;
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
     snprintf(limits->kernel_dir, sizeof limits->kernel_dir, "%s", kdir ? kdir : "");

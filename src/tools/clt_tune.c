@@ -24,7 +24,8 @@ static void usage(FILE *f)
             "  --device SEL  device, as clt_context_options.device (default: $CLT_DEVICE)\n"
             "  --quick       fewer sizes and candidates (minutes instead of tens of minutes)\n"
             "  --out PATH    write here instead of the device's file in the cache directory\n"
-            "                (<cache dir>/tuning-<hash>.txt, which contexts read by default)\n"
+            "                (<cache dir>/tuning-<hash>.txt, which contexts read by default); PATH's\n"
+            "                directory must exist and be writable (checked before the sweeps)\n"
             "  --dry-run     measure and print, write nothing\n"
             "  --version     the library version\n"
             "sweeps, in order:\n");
