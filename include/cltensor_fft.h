@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor FFT: plans for batched 1-D, 2-D and 3-D discrete Fourier transforms (complex-to-complex,
  * real-to-complex, complex-to-real) and the Fourier-neural-operator channel mix. Enqueue-only like
  * every op; includes only cltensor.h.
@@ -37,40 +38,46 @@
 extern "C" {
 #endif
 
+/** What a plan transforms. */
 typedef enum clt_fft_kind {
-    CLT_FFT_C2C = 0,
-    CLT_FFT_R2C = 1, /* always forward */
-    CLT_FFT_C2R = 2  /* always inverse */
+    CLT_FFT_C2C = 0, /**< complex to complex, either direction */
+    CLT_FFT_R2C = 1, /**< real to the Hermitian half; always forward */
+    CLT_FFT_C2R = 2  /**< Hermitian half to real; always inverse */
 } clt_fft_kind;
 
+/** The sign of the exponent. */
 typedef enum clt_fft_direction {
-    CLT_FFT_FORWARD = -1,
-    CLT_FFT_INVERSE = 1
+    CLT_FFT_FORWARD = -1, /**< exp(-2 pi i jk/n) */
+    CLT_FFT_INVERSE = 1   /**< exp(+2 pi i jk/n) */
 } clt_fft_direction;
 
+/** Which direction is scaled, as torch.fft's norm argument. */
 typedef enum clt_fft_norm {
-    CLT_FFT_NORM_BACKWARD = 0,
-    CLT_FFT_NORM_ORTHO = 1,
-    CLT_FFT_NORM_FORWARD = 2
+    CLT_FFT_NORM_BACKWARD = 0, /**< the inverse by 1/N (the default) */
+    CLT_FFT_NORM_ORTHO = 1,    /**< both by 1/sqrt(N) */
+    CLT_FFT_NORM_FORWARD = 2   /**< the forward by 1/N */
 } clt_fft_norm;
 
+/** The most axes one plan transforms. */
 #define CLT_FFT_MAX_RANK 3
 
 /** What a plan computes. Axis 0 of n/strides is the outermost transformed axis, rank-1 the innermost
  *  (for R2C/C2R the halved one). Fill with clt_fft_desc_init, then set what differs. */
 typedef struct clt_fft_desc {
-    clt_fft_kind kind;
-    clt_fft_direction direction;   /* C2C only; R2C is forward and C2R inverse whatever this says */
-    clt_fft_norm norm;
-    int rank;                      /* 1..3 */
-    int64_t n[CLT_FFT_MAX_RANK];   /* logical lengths (real length on the halved axis) */
-    int64_t batch;                 /* >= 1 */
-    int64_t in_stride[CLT_FFT_MAX_RANK];  /* 0 = contiguous (all of them must then be 0) */
-    int64_t out_stride[CLT_FFT_MAX_RANK];
-    int64_t in_dist, out_dist;     /* 0 = contiguous */
-    const char *impl;              /* NULL = $CLT_FFT_IMPL, else "auto" */
+    clt_fft_kind kind;             /**< C2C, R2C or C2R */
+    clt_fft_direction direction;   /**< C2C only; R2C is forward and C2R inverse whatever this says */
+    clt_fft_norm norm;             /**< which direction is scaled */
+    int rank;                      /**< transformed axes, 1..3 */
+    int64_t n[CLT_FFT_MAX_RANK];   /**< logical lengths (the real length on the halved axis) */
+    int64_t batch;                 /**< transforms, >= 1 */
+    int64_t in_stride[CLT_FFT_MAX_RANK];  /**< input element strides; all 0 = contiguous */
+    int64_t out_stride[CLT_FFT_MAX_RANK]; /**< output element strides; all 0 = contiguous */
+    int64_t in_dist;               /**< elements between input batches; 0 = contiguous */
+    int64_t out_dist;              /**< elements between output batches; 0 = contiguous */
+    const char *impl;              /**< "ours", "clfft", "vkfft", "auto"; NULL = $CLT_FFT_IMPL, else auto */
 } clt_fft_desc;
 
+/** A plan: made and owned by a context (clt_fft_plan_get). */
 typedef struct clt_fft_plan clt_fft_plan;
 
 /** Defaults: C2C, forward, backward normalisation, rank 1, n 0, batch 1, contiguous, impl NULL. */
@@ -96,14 +103,21 @@ CLT_API const char *clt_fft_plan_backend(const clt_fft_plan *plan);
 /** Convenience transforms over the trailing axes of contiguous tensors (every leading axis is a batch),
  *  through cached plans. Shapes as torch.fft with s = the transformed sizes of `out` (fft, ifft, fft2,
  *  fftn: out has in's shape; rfft: last axis n -> n/2+1; irfft: `out`'s last axis gives n, in's must be
- *  n/2+1). fftn transforms the last `rank` axes (1..3). */
+ *  n/2+1). This one: torch.fft.fft over the last axis (C64 -> C64). */
 CLT_API clt_status clt_fft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.ifft over the last axis (C64 -> C64). */
 CLT_API clt_status clt_ifft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.rfft over the last axis (F32 n -> C64 n/2+1). */
 CLT_API clt_status clt_rfft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.irfft over the last axis (C64 n/2+1 -> F32 n, n from out). */
 CLT_API clt_status clt_irfft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.fft2 over the last two axes (C64 -> C64). */
 CLT_API clt_status clt_fft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.rfft2 over the last two axes (F32 -> C64, last axis halved). */
 CLT_API clt_status clt_rfft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.irfft2 over the last two axes (C64 -> F32, sizes from out). */
 CLT_API clt_status clt_irfft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm);
+/** torch.fft.fftn / ifftn (by dir) over the last `rank` axes (1..3), C64 -> C64. */
 CLT_API clt_status clt_fftn(const clt_tensor *in, clt_tensor *out, int rank, clt_fft_direction dir,
                             clt_fft_norm norm);
 

@@ -3,11 +3,14 @@
  * every clFFT call that touches plans runs under one process-wide lock. clFFT takes no buffer
  * offsets and bakes in-place and out-of-place plans separately, so tensors at an offset and in-place
  * calls go to our kernels (the plan's fallback). */
+#include "ops/fft/fft_plan.h"
+
+#if defined(CLT_HAVE_CLFFT)
+
 #include <clFFT.h>
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "ops/fft/fft_plan.h"
 #include "profile/profile.h"
 
 static pthread_mutex_t clfft_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -139,3 +142,20 @@ clt_status clt__fft_clfft_execute(const clt_fft_plan *plan, cl_mem in, size_t in
     clt__prof_commit(ctx, who, "clfft", CLT_PROFILE_KERNEL, 0);
     return CLT_SUCCESS;
 }
+
+#else /* built without clFFT */
+
+clt_status clt__fft_clfft_make(clt_fft_plan *plan, const char *who)
+{
+    return clt__fail(plan->ctx, CLT_ERR_UNSUPPORTED, "%s: clFFT is not built into this library", who);
+}
+
+clt_status clt__fft_clfft_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
+                                  size_t out_off, const char *who)
+{
+    return clt__fft_ours_execute(plan, in, in_off, out, out_off, who);
+}
+
+void clt__fft_clfft_free(clt_fft_plan *plan) { plan->impl = NULL; }
+
+#endif
