@@ -3,17 +3,19 @@
  * fft bench suite.
  *   GPU (NVIDIA, AMD, Intel): VkFFT first (cuFFT parity on the H200 for powers of two and 2-D/3-D,
  *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
- *   CPU (POCL): VkFFT when every axis is at most CPU_VKFFT_MAX_AXIS long, else our kernels. Measured
- *     on POCL (2 shared cores, loaded machine; clt-bench --suite fft, ours vs --impl vkfft, ms):
- *     batched 1-D 256: 523 vs 123, 1024: 537 vs 137, 1000: 1487 vs 236, rfft2/64x256x256: 1009 vs
- *     272, fft3_c2c/128: 632 vs 245, FNO spectral conv 352 vs 152; but fft_c2c/4096x1024 376 vs 496
- *     and 65536x64 889 vs 1324. VkFFT 1.2.26 also sizes its kernels from POCL's 2 MiB "local
- *     memory" and crashed on a single 2^18 transform there: long axes stay with our kernels. */
+ *   CPU (POCL): VkFFT when every axis is at most CPU_VKFFT_MAX_AXIS long and has no prime factor
+ *     above 13 (VkFFT's Bluestein path is slower than our direct odd radices there), else ours. Measured
+ *     on POCL (2 shared cores, load ~5; clt-bench --suite fft --impl ours vs --impl vkfft, ms):
+ *     batched 1-D 256: 125 vs 72, 1000: 413 vs 105, 4096: 193 vs 130, 8192: 247 vs 191,
+ *     rfft2/16x512x512: 220 vs 102, fft3_c2c/128: 187 vs 103, FNO spectral conv 124 vs 81; but
+ *     fft_c2c/65536x64 209 vs 418 and batched 85 344 vs 486. VkFFT 1.2.26 also sizes its kernels
+ *     from POCL's 2 MiB "local memory" and crashed on a single 2^18 transform there: long axes stay
+ *     with our kernels. */
 #include <string.h>
 
 #include "ops/fft/fft_plan.h"
 
-#define CPU_VKFFT_MAX_AXIS 2048
+#define CPU_VKFFT_MAX_AXIS 8192
 
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3])
 {
@@ -21,7 +23,7 @@ int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_
     if (ctx->dev->entry->info.type == CLT_DEVICE_CPU) {
         int short_axes = 1;
         for (int a = 0; a < key->rank; a++)
-            short_axes &= key->n[a] <= CPU_VKFFT_MAX_AXIS;
+            short_axes &= key->n[a] <= CPU_VKFFT_MAX_AXIS && clt__fft_largest_prime(key->n[a]) <= 13;
         if (short_axes && clt__fft_vkfft_available())
             order[count++] = CLT_FFT_VKFFT;
         order[count++] = CLT_FFT_OURS;
