@@ -8,6 +8,7 @@
 #include "cltensor.h"
 #include "cltensor_conv.h"
 #include "cltensor_gemm.h"
+#include "cltensor_mlp.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"
 #include "cltensor_train.h"
