@@ -25,6 +25,7 @@ typedef struct bench_options {
     const char *device;
     const char *profile;
     const char *impl; /* --impl: clt_context_options.gemm_impl and conv_impl */
+    int pinn_layers;  /* --pinn-path layers: the pinn suite on the per-layer path */
     int split;             /* --split: profiler on, kernel/transfer/host columns */
     const char *trace_path; /* --trace FILE: Chrome trace of the run (implies --split) */
     int list;
@@ -49,6 +50,8 @@ static void usage(FILE *f) {
             "                   queueing included; idle_us: device idle before each command)\n"
             "  --trace FILE     with the profiler: write the Chrome trace of the run (the latest\n"
             "                   65536 commands) to FILE, for ui.perfetto.dev; implies --split\n"
+            "  --pinn-path P    pinn suite: fused (default, clt_mlp) or layers (one GEMM per layer,\n"
+            "                   bench/pinn_net.c); the JSON peer is then cltensor-layers\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
@@ -136,6 +139,13 @@ static int parse_args(int argc, char **argv, bench_options *o) {
                 fprintf(stderr, "clt-bench: --impl takes tiled, clblast or auto, not '%s'\n", o->impl);
                 return -1;
             }
+        } else if (strcmp(a, "--pinn-path") == 0) {
+            const char *pp = argv[++i];
+            if (strcmp(pp, "fused") && strcmp(pp, "layers")) {
+                fprintf(stderr, "clt-bench: --pinn-path takes fused or layers, not '%s'\n", pp);
+                return -1;
+            }
+            o->pinn_layers = strcmp(pp, "layers") == 0;
         } else if (strcmp(a, "--samples") == 0) {
             o->timing.samples = atoi(argv[++i]);
         } else if (strcmp(a, "--min-ms") == 0) {
@@ -286,6 +296,7 @@ int main(int argc, char **argv) {
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
+    env.pinn_layers = o.pinn_layers;
     bench_result startup[BENCH_STARTUP_ROWS];
     clt_status st = bench_startup(&opts, &env, startup);
     if (st != CLT_SUCCESS) {
@@ -303,7 +314,8 @@ int main(int argc, char **argv) {
     }
     bench_report rep;
     /* A forced GEMM implementation is its own column in --compare (CLBlast + our epilogue pass). */
-    const char *peer = strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
+    const char *peer = o.pinn_layers                                  ? "cltensor-layers"
+                       : strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
                        : strcmp(env.limits.gemm_impl, "tiled") == 0 ? "cltensor-tiled"
                                                                     : "cltensor";
     bench_report_init(&rep, json, peer, env.device.device_name, env.limits.profile);

@@ -251,7 +251,7 @@ START_TEST(mlp_fused_launches_and_determinism)
 {
     clt_context *ctx = tu_profiled_context();
     fixture f;
-    fixture_make(ctx, &cases[3], CLT_MLP_PATH_AUTO, 42, &f);
+    fixture_make(ctx, &cases[3], CLT_MLP_PATH_FUSED, 42, &f);
     ck_assert_str_eq(clt_mlp_path_name(f.mlp), "fused");
     clt_tensor *y;
     int64_t ys[2] = {f.n, f.out};
@@ -344,7 +344,9 @@ START_TEST(mlp_bad_descriptions_and_tensors)
 }
 END_TEST
 
-/* a network wider than the fused limit runs the per-layer path under auto, and is right */
+/* auto: a network wider than the fused limit runs the per-layer path, and is right; a narrow one
+ * runs fused except on a CPU device (native profile), where the per-layer path is faster, unless
+ * it has silu (fused only) */
 START_TEST(mlp_wide_network_falls_back_to_layers)
 {
     net_case c = {3, 0, 2, {160, 2}, {CLT_TANH, CLT_IDENTITY}, CLT_MLP_ADAM, 9};
@@ -361,6 +363,17 @@ START_TEST(mlp_wide_network_falls_back_to_layers)
         ck_assert_msg(fabs(gd[i] - g[i]) <= 2e-4 * gm + 1e-6, "grad[%lld] = %.9g, want %.9g",
                       (long long)i, gd[i], g[i]);
     free(p), free(g), free(gd);
+    fixture_free(&f);
+    clt_device_info info;
+    TU_OK(clt_context_device_info(ctx, &info));
+    clt_context_limits lim;
+    TU_OK(clt_context_get_limits(ctx, &lim));
+    int cpu = info.type == CLT_DEVICE_CPU && strcmp(lim.profile, "gfx902") != 0;
+    fixture_make(ctx, &cases[0], CLT_MLP_PATH_AUTO, 3, &f);
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), cpu ? "layers" : "fused");
+    fixture_free(&f);
+    fixture_make(ctx, &cases[1], CLT_MLP_PATH_AUTO, 3, &f);
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), "fused");
     fixture_free(&f);
     tu_context_free(ctx);
 }

@@ -28,7 +28,8 @@ struct clt_mlp {
     clt_tensor *bias[CLT_MLP_MAX_LAYERS], *dbias[CLT_MLP_MAX_LAYERS]; /* views (per-layer path) */
     int64_t steps;
     /* fused path */
-    mlp_fused_cfg cfg;
+    mlp_fused_cfg cfg[2]; /* [0] big tiles, [1] small tiles for small N on GPUs */
+    int variants;
     clt_tensor *scratch, *partial, *loss_part; /* grown to the largest grid used */
     int64_t groups_cap;
     /* per-layer path: activations act[0..layers] and two gradient buffers, for cap_n points */
@@ -36,7 +37,8 @@ struct clt_mlp {
     int64_t cap_n;
 };
 
-/* fused path (mlp_fused.c): whether this network can run fused on ctx (cfg filled, else why) */
+/* fused path (mlp_fused.c): whether this network can run fused on ctx (cfg[0..variants-1] and
+ * mlp->variants filled, else why) */
 int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size);
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,

@@ -46,7 +46,8 @@ static int group_cap(const clt_context *ctx)
     return ctx->dev->entry->info.type == CLT_DEVICE_GPU ? 2 * cu : cu;
 }
 
-int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size)
+/* One shape of the fused kernels: ppi_want points per item (0: MLP_TILE points per tile). */
+static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *why, size_t why_size)
 {
     clt_context *ctx = mlp->ctx;
     const clt_mlp_desc *d = &mlp->d;
@@ -61,7 +62,9 @@ int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t wh
     int cols = 16;
     while (cols < maxw)
         cols *= 2;
-    int wg = MLP_FUSED_GROUP;
+    /* CLT_MLP_WG / CLT_MLP_PPI override the group and points per item (measurements only) */
+    const char *ewg = getenv("CLT_MLP_WG"), *eppi = getenv("CLT_MLP_PPI");
+    int wg = ewg && atoi(ewg) >= cols && atoi(ewg) % cols == 0 ? atoi(ewg) : MLP_FUSED_GROUP;
     while ((uint64_t)wg > ctx->limits.max_work_group_size && wg > cols)
         wg /= 2;
     if ((uint64_t)wg > ctx->limits.max_work_group_size) {
@@ -70,6 +73,10 @@ int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t wh
         return 0;
     }
     int ppi = MLP_TILE / (wg / cols) > 0 ? MLP_TILE / (wg / cols) : 1;
+    if (ppi_want > 0 && ppi_want < ppi)
+        ppi = ppi_want;
+    if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
+        ppi = atoi(eppi);
     while (ppi > 1 && (uint64_t)(2 * (wg / cols) * ppi * cols) * sizeof(float) >
                           ctx->limits.local_mem_budget)
         ppi /= 2;
@@ -119,6 +126,29 @@ int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t wh
 
 static int64_t tile_points(const mlp_fused_cfg *c) { return (int64_t)(c->wg / c->cols) * c->ppi; }
 
+/* Variant 0 (tiles of MLP_TILE points) and, on GPUs, variant 1 (2 points per item): a small N in
+ * big tiles leaves most compute units idle and each group's chain of layers long, so it takes
+ * the small tiles when the big ones would not give every compute unit a group. */
+int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size)
+{
+    if (!fused_variant(mlp, 0, &cfg[0], why, why_size))
+        return 0;
+    mlp->variants = 1;
+    if (!clt__cpu_style(mlp->ctx) && cfg[0].ppi > 2 && !getenv("CLT_MLP_PPI") &&
+        fused_variant(mlp, 2, &cfg[1], why, why_size))
+        mlp->variants = 2;
+    why[0] = '\0';
+    return 1;
+}
+
+static const mlp_fused_cfg *pick(const clt_mlp *mlp, int64_t n)
+{
+    const mlp_fused_cfg *big = &mlp->cfg[0];
+    int64_t tiles = (n + tile_points(big) - 1) / tile_points(big);
+    int cu = (int)mlp->ctx->dev->entry->info.compute_units;
+    return mlp->variants == 2 && tiles < cu ? &mlp->cfg[1] : big;
+}
+
 static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float); }
 
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n)
@@ -126,7 +156,8 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
     static const char *who = "clt_mlp_forward";
     clt_context *ctx = mlp->ctx;
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, mlp->cfg.options, "mlp_forward", &k);
+    const mlp_fused_cfg *cfg = pick(mlp, n);
+    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_forward", &k);
     if (st != CLT_SUCCESS)
         return clt__prefix_error(ctx, st, who);
     cl_long nn = n;
@@ -140,8 +171,8 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
         (st = clt__set_arg(ctx, k, 5, sizeof scale, &scale, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)))
         return st;
-    int64_t tp = tile_points(&mlp->cfg);
-    size_t local = (size_t)mlp->cfg.wg, global = (size_t)((n + tp - 1) / tp) * local;
+    int64_t tp = tile_points(cfg);
+    size_t local = (size_t)cfg->wg, global = (size_t)((n + tp - 1) / tp) * local;
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
@@ -152,7 +183,7 @@ static clt_status ensure_groups(clt_mlp *mlp, int64_t groups)
     if (groups <= mlp->groups_cap)
         return CLT_SUCCESS;
     clt_tensor *s = NULL, *p = NULL, *l = NULL;
-    int64_t ns = groups * mlp->cfg.scratch, np = groups * mlp->nparams;
+    int64_t ns = groups * mlp->cfg[0].scratch, np = groups * mlp->nparams;
     clt_status st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &ns, &s);
     if (!st)
         st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &np, &p);
@@ -172,10 +203,11 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
                                int update, int want_loss, const char *who)
 {
     clt_context *ctx = mlp->ctx;
-    int64_t tp = tile_points(&mlp->cfg), tiles = (n + tp - 1) / tp;
-    int64_t groups = tiles < mlp->cfg.max_groups ? tiles : mlp->cfg.max_groups;
+    const mlp_fused_cfg *cfg = pick(mlp, n);
+    int64_t tp = tile_points(cfg), tiles = (n + tp - 1) / tp;
+    int64_t groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, mlp->cfg.options, "mlp_train", &k);
+    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_train", &k);
     if (st == CLT_SUCCESS)
         st = ensure_groups(mlp, groups);
     if (st != CLT_SUCCESS)
@@ -194,7 +226,7 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
         (st = clt__set_arg(ctx, k, 8, sizeof sc, &sc, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof off, &off, who)))
         return st;
-    size_t local = (size_t)mlp->cfg.wg, global = (size_t)groups * local;
+    size_t local = (size_t)cfg->wg, global = (size_t)groups * local;
     if ((st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who)) != CLT_SUCCESS)
         return st;
     return clt__mlp_update(mlp, mlp->partial, groups, mlp->loss_part, n, update, want_loss, who);
