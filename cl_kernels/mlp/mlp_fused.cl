@@ -14,7 +14,10 @@
  * Work split inside a group (WG = COLS * NR items): item (r, j), j = lid % COLS the output column,
  * r = lid / COLS; it owns the PPI points r, r + NR, ... of the tile (TP = NR * PPI), so the
  * accumulators are a private array indexed by unrolled constants and a column of W is read once
- * per k for PPI points (W row-major [in][out]: consecutive items read consecutive words).
+ * per k for PPI points (W row-major [in][out]: consecutive items read consecutive words), the
+ * activations 4 at a time (one float4 local read feeds 4 FMAs). The weight gradients: item
+ * (k quad, j) sums 4 rows of [A_l 1]^T G over the tile's points (the ones column at A_l's
+ * column K makes the bias row the last row, as in the flat layout W then b).
  *
  * -D contract: WG, COLS (>= every width, a power of two), PPI, NL (layers), IN_DIM (input
  * coordinates), ENC (0 identity, 1 Fourier: width 0 = 2F, B [IN_DIM][F]), MLP_W (NL + 1 widths,
@@ -39,6 +42,8 @@
 #endif
 #define TP (NR * PPI)
 #define NR (WG / COLS)
+#define LDA (COLS + 4) /* local row stride: room for the ones column of the bias gradient, and
+                          float4-aligned rows */
 
 #if WG % COLS != 0
 #error "WG must be a multiple of COLS"
@@ -78,7 +83,7 @@ static inline float act_grad(int a, float y, float z)
     return 1.0f;
 }
 
-/* The encoded input of the tile's points (rows past n are zeros) into cur [TP][COLS]. */
+/* The encoded input of the tile's points (rows past n are zeros) into cur [TP][LDA]. */
 static inline void encode_tile(__global const float *x, __global const float *B, float scale,
                                long first, long n, __local float *cur)
 {
@@ -99,7 +104,7 @@ static inline void encode_tile(__global const float *x, __global const float *B,
             v = xr[c];
 #endif
         }
-        cur[p * COLS + c] = v;
+        cur[p * LDA + c] = v;
     }
 }
 
@@ -113,23 +118,36 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
     __global const float *W = params + poff[l];
     if (scr)
         for (int q = lid; q < TP * K; q += WG)
-            scr[soff[l] + q] = cur[(q / K) * COLS + q % K];
+            scr[soff[l] + q] = cur[(q / K) * LDA + q % K];
     if (j < O) {
         float acc[PPI];
         const float b = W[K * O + j];
 #pragma unroll
         for (int i = 0; i < PPI; i++)
             acc[i] = b;
-        for (int k = 0; k < K; k++) {
+        int k = 0;
+        for (; k + 4 <= K; k += 4) {
+            const float w0 = W[k * O + j], w1 = W[(k + 1) * O + j], w2 = W[(k + 2) * O + j],
+                        w3 = W[(k + 3) * O + j];
+#pragma unroll
+            for (int i = 0; i < PPI; i++) {
+                const float4 av = *(__local const float4 *)(cur + (r + i * NR) * LDA + k);
+                acc[i] = fma(av.x, w0, acc[i]);
+                acc[i] = fma(av.y, w1, acc[i]);
+                acc[i] = fma(av.z, w2, acc[i]);
+                acc[i] = fma(av.w, w3, acc[i]);
+            }
+        }
+        for (; k < K; k++) {
             const float w = W[k * O + j];
 #pragma unroll
             for (int i = 0; i < PPI; i++)
-                acc[i] = fma(cur[(r + i * NR) * COLS + k], w, acc[i]);
+                acc[i] = fma(cur[(r + i * NR) * LDA + k], w, acc[i]);
         }
 #pragma unroll
         for (int i = 0; i < PPI; i++) {
             const int p = r + i * NR;
-            nxt[p * COLS + j] = act_fwd(a, acc[i]);
+            nxt[p * LDA + j] = act_fwd(a, acc[i]);
             if (scr && a == 4)
                 scr[soff[NL] + l * TP * COLS + p * COLS + j] = acc[i];
         }
@@ -137,7 +155,7 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 
-/* Forward of all layers; returns the local buffer that holds the output [TP][COLS]. */
+/* Forward of all layers; returns the local buffer that holds the output [TP][LDA]. */
 static inline __local float *forward_tile(__global const float *x, __global const float *B,
                                           float scale, __global const float *params, long first,
                                           long n, __local float *buf0, __local float *buf1,
@@ -160,18 +178,19 @@ mlp_forward(__global const float *x, __global const float *B, __global const flo
 {
     x += off.s0; /* element offsets of the caller's x and y */
     y += off.s1;
-    __local float buf0[TP * COLS], buf1[TP * COLS];
+    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4]; /* float4: 16-byte aligned rows */
+    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
     const long first = (long)get_group_id(0) * TP;
     __local float *out = forward_tile(x, B, scale, params, first, n, buf0, buf1, 0);
     const int O = widths[NL];
     for (int q = get_local_id(0); q < TP * O; q += WG) {
         const int p = q / O, c = q - p * O;
         if (first + p < n)
-            y[(first + p) * O + c] = out[p * COLS + c];
+            y[(first + p) * O + c] = out[p * LDA + c];
     }
 }
 
-/* Backward of layer l for the tile: G [TP][COLS] (dL/dz of the layer's output) in g, the layer's
+/* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output) in g, the layer's
  * input A_l (saved by the forward) staged into a; adds [A_l 1]^T G into the group's partial slice
  * (set = the first tile: write), then for l > 0 the input gradient dL/dz of layer l - 1 into a. */
 static inline void layer_bwd(int l, __global const float *params, __local float *g,
@@ -180,21 +199,27 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
 {
     const int K = widths[l], O = widths[l + 1];
     const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
-    for (int q = lid; q < TP * K; q += WG)
-        a[(q / K) * COLS + q % K] = scr[soff[l] + q];
+    for (int q = lid; q < TP * (K + 1); q += WG) { /* A_l and its ones column K */
+        const int p = q / (K + 1), c = q - p * (K + 1);
+        a[p * LDA + c] = c < K ? scr[soff[l] + p * K + c] : 1.0f;
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* weight gradients: entry e = k * O + j (k == K: the bias row) */
-    for (int e = lid; e < (K + 1) * O; e += WG) {
-        const int k = e / O, jj = e - k * O;
-        float s = 0.0f;
-        if (k < K)
-            for (int p = 0; p < TP; p++)
-                s = fma(a[p * COLS + k], g[p * COLS + jj], s);
-        else
-            for (int p = 0; p < TP; p++)
-                s += g[p * COLS + jj];
-        __global float *d = part + poff[l] + e;
-        *d = set ? s : *d + s;
+    /* weight gradients: item (quad kq, column jj) owns rows 4 kq .. 4 kq + 3 (row K: the bias) */
+    const int quads = (K + 4) / 4;
+    for (int e = lid; e < quads * O; e += WG) {
+        const int kq = e / O, jj = e - kq * O;
+        float4 s = (float4)(0.0f);
+        for (int p = 0; p < TP; p++) {
+            const float gv = g[p * LDA + jj];
+            const float4 av = *(__local const float4 *)(a + p * LDA + 4 * kq);
+            s = fma(av, (float4)(gv), s);
+        }
+        __global float *d = part + poff[l] + 4 * kq * O + jj;
+        const float sv[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+        for (int r4 = 0; r4 < 4; r4++)
+            if (4 * kq + r4 <= K)
+                d[r4 * O] = set ? sv[r4] : d[r4 * O] + sv[r4];
     }
     if (l == 0)
         return;
@@ -206,24 +231,37 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
     for (int i = 0; i < PPI; i++)
         acc[i] = 0.0f;
     if (j < K) {
-        for (int o = 0; o < O; o++) {
+        int o = 0;
+        for (; o + 4 <= O; o += 4) {
+            const float w0 = W[j * O + o], w1 = W[j * O + o + 1], w2 = W[j * O + o + 2],
+                        w3 = W[j * O + o + 3];
+#pragma unroll
+            for (int i = 0; i < PPI; i++) {
+                const float4 gv = *(__local const float4 *)(g + (r + i * NR) * LDA + o);
+                acc[i] = fma(gv.x, w0, acc[i]);
+                acc[i] = fma(gv.y, w1, acc[i]);
+                acc[i] = fma(gv.z, w2, acc[i]);
+                acc[i] = fma(gv.w, w3, acc[i]);
+            }
+        }
+        for (; o < O; o++) {
             const float w = W[j * O + o];
 #pragma unroll
             for (int i = 0; i < PPI; i++)
-                acc[i] = fma(g[(r + i * NR) * COLS + o], w, acc[i]);
+                acc[i] = fma(g[(r + i * NR) * LDA + o], w, acc[i]);
         }
 #pragma unroll
         for (int i = 0; i < PPI; i++) {
             const int p = r + i * NR;
             const float z = ap == 4 ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + j] : 0.0f;
-            acc[i] *= act_grad(ap, a[p * COLS + j], z);
+            acc[i] *= act_grad(ap, a[p * LDA + j], z);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (j < K)
 #pragma unroll
         for (int i = 0; i < PPI; i++)
-            a[(r + i * NR) * COLS + j] = acc[i];
+            a[(r + i * NR) * LDA + j] = acc[i];
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -235,7 +273,8 @@ mlp_train(__global const float *x, __global const float *B, __global const float
 {
     x += off.s0; /* element offsets of the caller's x and target */
     target += off.s1;
-    __local float buf0[TP * COLS], buf1[TP * COLS];
+    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4];
+    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
     const int lid = get_local_id(0), O = widths[NL], aout = acts[NL - 1];
     const long G = get_num_groups(0), g = get_group_id(0);
     __global float *scr = scratch + g * SCRATCH;
@@ -249,13 +288,13 @@ mlp_train(__global const float *x, __global const float *B, __global const float
             const int p = q / O, c = q - p * O;
             float d = 0.0f;
             if (first + p < n) {
-                const float yv = out[p * COLS + c];
+                const float yv = out[p * LDA + c];
                 const float e = yv - target[(first + p) * O + c];
                 const float z = aout == 4 ? scr[soff[NL] + (NL - 1) * TP * COLS + p * COLS + c] : 0.0f;
                 sq = fma(e, e, sq);
                 d = sc.y * e * act_grad(aout, yv, z);
             }
-            out[p * COLS + c] = d;
+            out[p * LDA + c] = d;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         __local float *gb = out, *ab = out == buf0 ? buf1 : buf0;

@@ -10,7 +10,7 @@ void clt__mlp_describe(const clt_context *ctx, char *buf, size_t size)
     unsigned long long wg = MLP_FUSED_GROUP;
     while (wg > ctx->limits.max_work_group_size && wg > 16)
         wg /= 2;
-    unsigned long long local = 2ull * MLP_TILE * CLT_MLP_FUSED_MAX_WIDTH * sizeof(float);
+    unsigned long long local = 2ull * MLP_TILE * (CLT_MLP_FUSED_MAX_WIDTH + 4) * sizeof(float);
     snprintf(buf, size,
              "mlp: fused (forward: mlp_forward, 1 launch; train step: mlp_train + mlp_update, 2 "
              "launches) when every width <= %d and silu/tanh/relu/sigmoid/identity: groups of %llu "

@@ -77,13 +77,14 @@ static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *w
         ppi = ppi_want;
     if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
         ppi = atoi(eppi);
-    while (ppi > 1 && (uint64_t)(2 * (wg / cols) * ppi * cols) * sizeof(float) >
+    const int lda = cols + 4; /* mlp_fused.cl's LDA */
+    while (ppi > 1 && (uint64_t)(2 * (wg / cols) * ppi * lda) * sizeof(float) >
                           ctx->limits.local_mem_budget)
         ppi /= 2;
     int64_t tp = (int64_t)(wg / cols) * ppi;
-    if ((uint64_t)(2 * tp * cols) * sizeof(float) > ctx->limits.local_mem_budget) {
+    if ((uint64_t)(2 * tp * lda) * sizeof(float) > ctx->limits.local_mem_budget) {
         snprintf(why, why_size, "the activations need %lld B of local memory, the device gives %llu",
-                 (long long)(2 * tp * cols * (int64_t)sizeof(float)),
+                 (long long)(2 * tp * lda * (int64_t)sizeof(float)),
                  (unsigned long long)ctx->limits.local_mem_budget);
         return 0;
     }
@@ -205,7 +206,10 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
     clt_context *ctx = mlp->ctx;
     const mlp_fused_cfg *cfg = pick(mlp, n);
     int64_t tp = tile_points(cfg), tiles = (n + tp - 1) / tp;
-    int64_t groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
+    /* as many groups as the cap allows with every group taking the same number of tiles (the
+     * slowest group sets the time; fewer groups is less partial-gradient traffic) */
+    int64_t per_group = (tiles + cfg->max_groups - 1) / cfg->max_groups;
+    int64_t groups = (tiles + per_group - 1) / per_group;
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_train", &k);
     if (st == CLT_SUCCESS)
