@@ -102,7 +102,7 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     else
         put(&o, "  small kernel when m*n*k <= %.3g; GEMV when m or n is 1\n", t->small_volume);
     describe_conv(ctx, &o);
-    char mlp_line[512];
+    char mlp_line[768];
     clt__mlp_describe(ctx, mlp_line, sizeof mlp_line);
     put(&o, "%s", mlp_line);
     return CLT_SUCCESS;
