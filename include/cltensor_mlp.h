@@ -4,7 +4,11 @@
  * is TWO (forward + loss + backward + per-group weight gradients; then a fixed-order reduction of
  * the gradients fused with the optimizer update and the loss sum), when every width is <= 
  * CLT_MLP_FUSED_MAX_WIDTH. Wider networks run the general per-layer path (one GEMM per layer and
- * direction, the library's clt_gemm) with the same API and results to rounding.
+ * direction, the library's clt_gemm) with the same API and results to rounding; so does
+ * CLT_MLP_PATH_AUTO on a CPU device (POCL), where the per-layer path measured faster than the
+ * GPU-shaped fused kernels (a network with CLT_SILU stays fused there: silu has no per-layer path).
+ * clt_mlp_path_name says which path a network runs; the profiler's implementation names are
+ * mlp_forward, mlp_train and mlp_update on the fused path and the GEMM kernels on the other.
  *
  * Parameters live in ONE flat f32 tensor (clt_mlp_params): for each layer l in order, its weight
  * W_l [in_l, out_l] row-major (y = x W + b, as torch's Linear with its weight transposed), then its
@@ -84,7 +88,7 @@ CLT_API void clt_mlp_desc_init(clt_mlp_desc *d);
  *  optimizer or path, a hyper-parameter out of range, B missing or given when not needed),
  *  CLT_ERR_INVALID_SHAPE (B not [inputs, F]), CLT_ERR_UNSUPPORTED (path FUSED with a width or
  *  encoding wider than CLT_MLP_FUSED_MAX_WIDTH, or a device that cannot hold the fused kernel's
- *  state; path LAYERS or a wide network with CLT_SILU hidden layers), memory errors. On failure
+ *  state; a CLT_SILU layer in a network that runs per-layer), memory errors. On failure
  *  *out is NULL and nothing was enqueued. */
 CLT_API clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_tensor *B,
                                   uint64_t seed, clt_mlp **out);

@@ -284,7 +284,7 @@ END_TEST
 /* bad descriptions and tensors: the documented status, a message naming the call, nothing changed */
 START_TEST(mlp_bad_descriptions_and_tensors)
 {
-    clt_context *ctx = tu_context();
+    clt_context *ctx = tu_profiled_context();
     clt_mlp_desc d;
     clt_mlp *mlp = (clt_mlp *)&d;
     clt_mlp_desc_init(&d);
@@ -334,8 +334,10 @@ START_TEST(mlp_bad_descriptions_and_tensors)
     float *p1 = read_all(clt_mlp_params(mlp));
     ck_assert_mem_eq(p0, p1, sizeof(float) * (size_t)clt_tensor_numel(clt_mlp_params(mlp)));
     ck_assert_int_eq(clt_mlp_steps(mlp), 0);
+    ck_assert_uint_eq(tu_launches(ctx, NULL, "mlp_"), 0); /* nothing enqueued by the failures */
     TU_OK(clt_mlp_train_step(mlp, x, t, NULL));
     ck_assert_int_eq(clt_mlp_steps(mlp), 1);
+    ck_assert_uint_gt(tu_launches(ctx, "clt_mlp_train_step", "mlp_"), 0);
     free(p0), free(p1);
     clt_tensor_free(x), clt_tensor_free(t), clt_tensor_free(y), clt_tensor_free(xi);
     clt_tensor_free(x3t), clt_tensor_free(B);
