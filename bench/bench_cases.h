@@ -1,4 +1,4 @@
-/* The case registry of clt-bench: every case of every suite (BENCHMARKS.md), by its exact name.
+/* The case registry of clt-bench: every case of every suite (bench/README.md), by its exact name.
  *
  * Implementing a case = writing one setup function and naming it in the case's row of its suite table
  * (suite_<name>.c). The setup creates the inputs on the device (fresh values: bench_random_f32), and

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor fused MLP: a small fully connected network (input encoding, dense layers with an
  * activation each, MSE loss, Adam or SGD) whose forward pass is ONE launch and whose training step
  * is TWO (forward + loss + backward + per-group weight gradients; then a fixed-order reduction of
@@ -31,48 +32,60 @@
 extern "C" {
 #endif
 
-#define CLT_MLP_MAX_LAYERS 16       /* dense layers of one network */
-#define CLT_MLP_FUSED_MAX_WIDTH 128 /* widest layer (or encoding) the fused kernels hold */
-#define CLT_MLP_MAX_WIDTH 65536     /* widest layer any path takes */
+/** Dense layers of one network, at most. */
+#define CLT_MLP_MAX_LAYERS 16
+/** The widest layer (or encoding) the fused kernels hold. */
+#define CLT_MLP_FUSED_MAX_WIDTH 128
+/** The widest layer any path takes. */
+#define CLT_MLP_MAX_WIDTH 65536
 
+/** The input encoding: what the first layer sees of a point. */
 typedef enum clt_mlp_encoding {
-    CLT_MLP_ENCODING_IDENTITY = 0, /* the input coordinates themselves */
-    CLT_MLP_ENCODING_FOURIER = 1   /* [sin(scale x B), cos(scale x B)], B [inputs, F] */
+    CLT_MLP_ENCODING_IDENTITY = 0, /**< the input coordinates themselves */
+    CLT_MLP_ENCODING_FOURIER = 1   /**< [sin(scale x B), cos(scale x B)], B [inputs, F] */
 } clt_mlp_encoding;
 
-typedef enum clt_mlp_loss { CLT_MLP_LOSS_MSE = 0 /* mean over every output element */ } clt_mlp_loss_kind;
+/** The loss a training step minimises. */
+typedef enum clt_mlp_loss_kind {
+    CLT_MLP_LOSS_MSE = 0 /**< mean squared error over every output element */
+} clt_mlp_loss_kind;
 
+/** The optimizer of a training step. */
 typedef enum clt_mlp_optimizer {
-    CLT_MLP_ADAM = 0, /* torch.optim.Adam (amsgrad off; weight_decay as L2 on the gradient) */
-    CLT_MLP_SGD = 1   /* torch.optim.SGD with momentum (dampening, no nesterov) */
+    CLT_MLP_ADAM = 0, /**< torch.optim.Adam (amsgrad off; weight_decay as L2 on the gradient) */
+    CLT_MLP_SGD = 1   /**< torch.optim.SGD with momentum (dampening, no nesterov) */
 } clt_mlp_optimizer;
 
+/** Which implementation runs the network. */
 typedef enum clt_mlp_path {
-    CLT_MLP_PATH_AUTO = 0,  /* fused when every width fits, else per-layer */
-    CLT_MLP_PATH_FUSED = 1, /* fused or CLT_ERR_UNSUPPORTED at clt_mlp_create */
-    CLT_MLP_PATH_LAYERS = 2 /* the general per-layer path (clt_gemm per layer) */
+    CLT_MLP_PATH_AUTO = 0,  /**< fused when every width fits (per-layer on CPU devices), else per-layer */
+    CLT_MLP_PATH_FUSED = 1, /**< fused, or CLT_ERR_UNSUPPORTED at clt_mlp_create */
+    CLT_MLP_PATH_LAYERS = 2 /**< the general per-layer path (clt_gemm per layer) */
 } clt_mlp_path;
 
+/** A network: encoding, dense layers, loss and optimizer (clt_mlp_desc_init, then set the layers). */
 typedef struct clt_mlp_desc {
-    int64_t inputs;                               /* coordinates per point, >= 1 */
-    clt_mlp_encoding encoding;
-    int64_t fourier_features;                     /* F (encoding width 2F), Fourier only */
-    float fourier_scale;                          /* e.g. 2 pi; finite */
-    int layers;                                   /* 1 .. CLT_MLP_MAX_LAYERS */
-    int64_t widths[CLT_MLP_MAX_LAYERS];           /* output width of each layer, >= 1 */
-    clt_unary_op activations[CLT_MLP_MAX_LAYERS]; /* CLT_IDENTITY, CLT_TANH, CLT_RELU,
-                                                     CLT_SIGMOID or CLT_SILU */
-    clt_mlp_loss_kind loss;
-    clt_mlp_optimizer optimizer;
-    float lr;           /* >= 0 */
-    float beta1, beta2; /* Adam, each in [0, 1) */
-    float eps;          /* Adam, >= 0 */
-    float momentum;     /* SGD, in [0, 1) */
-    float dampening;    /* SGD, in [0, 1] */
-    float weight_decay; /* >= 0, added to the gradient (L2) */
-    clt_mlp_path path;
+    int64_t inputs;                               /**< coordinates per point, >= 1 */
+    clt_mlp_encoding encoding;                    /**< the input encoding */
+    int64_t fourier_features;                     /**< F (encoding width 2F), Fourier only */
+    float fourier_scale;                          /**< e.g. 2 pi; finite */
+    int layers;                                   /**< 1 .. CLT_MLP_MAX_LAYERS */
+    int64_t widths[CLT_MLP_MAX_LAYERS];           /**< output width of each layer, >= 1 */
+    clt_unary_op activations[CLT_MLP_MAX_LAYERS]; /**< CLT_IDENTITY, CLT_TANH, CLT_RELU,
+                                                       CLT_SIGMOID or CLT_SILU, per layer */
+    clt_mlp_loss_kind loss;                       /**< the loss (MSE) */
+    clt_mlp_optimizer optimizer;                  /**< Adam or SGD */
+    float lr;                                     /**< learning rate, >= 0 */
+    float beta1;                                  /**< Adam first-moment decay, in [0, 1) */
+    float beta2;                                  /**< Adam second-moment decay, in [0, 1) */
+    float eps;                                    /**< Adam, >= 0 */
+    float momentum;                               /**< SGD, in [0, 1) */
+    float dampening;                              /**< SGD, in [0, 1] */
+    float weight_decay;                           /**< >= 0, added to the gradient (L2) */
+    clt_mlp_path path;                            /**< which implementation */
 } clt_mlp_desc;
 
+/** A network on one context: its parameters, optimizer state and workspace. */
 typedef struct clt_mlp clt_mlp;
 
 /** Defaults: 2 inputs, identity encoding, no layers (set layers/widths/activations), MSE, Adam with
@@ -92,17 +105,20 @@ CLT_API void clt_mlp_desc_init(clt_mlp_desc *d);
  *  *out is NULL and nothing was enqueued. */
 CLT_API clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_tensor *B,
                                   uint64_t seed, clt_mlp **out);
+/** Free the network and its tensors (NULL: nothing). */
 CLT_API void clt_mlp_free(clt_mlp *mlp);
 
 /** The flat parameters, their gradients (after clt_mlp_train_step / clt_mlp_gradients) and the
  *  loss [1] (the mean of the last step that computed it). Owned by the network; they may be read
  *  and written (e.g. clt_tensor_write to load weights) but not freed. */
 CLT_API clt_tensor *clt_mlp_params(const clt_mlp *mlp);
+/** The flat gradients [nparams], same layout as clt_mlp_params (see there). */
 CLT_API clt_tensor *clt_mlp_grads(const clt_mlp *mlp);
+/** The loss [1] (see clt_mlp_params). */
 CLT_API clt_tensor *clt_mlp_loss(const clt_mlp *mlp);
-/** "fused" or "layers": the path this network runs. */
+/** "fused" or "layers": the path this network runs ("" for NULL). */
 CLT_API const char *clt_mlp_path_name(const clt_mlp *mlp);
-/** Optimizer steps done. */
+/** Optimizer steps done (0 for NULL). */
 CLT_API int64_t clt_mlp_steps(const clt_mlp *mlp);
 
 /** y [N, out] = the network at x [N, inputs]. N >= 0 (0: nothing enqueued). Fused: one launch.

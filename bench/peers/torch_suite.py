@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch peer of clt-bench: the same cases, names and method (BENCHMARKS.md), as JSON lines.
+"""PyTorch peer of clt-bench: the same cases, names and method (bench/README.md), as JSON lines.
 
 Method: inputs are fresh uniform [0, 1) float32 tensors already on the device; a warm-up call; R chosen
 so that one sample (R calls, then one synchronize) lasts >= 20 ms; >= 5 samples; the median of

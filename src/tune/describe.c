@@ -1,5 +1,5 @@
-/* The dispatch decisions in force on a context, as text for clt-info and logs (DESIGN.md §6: the
- * choice is visible). */
+/* The dispatch decisions in force on a context, as text for clt-info and logs (src/README.md,
+ * "Dispatch and tuning": the choice is visible). */
 #include <stdarg.h>
 #include <stdio.h>
 
