@@ -19,6 +19,7 @@ typedef struct bench_env {
     clt_device_info device;
     clt_context_limits limits;
     uint64_t next_seed; /* advanced by bench_random_f32 so every input is fresh */
+    int pinn_layers;    /* pinn suite on the per-layer path (--pinn-path layers), else fused */
 } bench_env;
 
 typedef enum bench_unit {

@@ -27,6 +27,7 @@ typedef struct bench_options {
     const char *device;
     const char *profile;
     const char *impl; /* --impl: clt_context_options.gemm_impl and conv_impl */
+    int pinn_layers;  /* --pinn-path layers: the pinn suite on the per-layer path */
     int split;             /* --split: profiler on, kernel/transfer/host columns */
     const char *trace_path; /* --trace FILE: Chrome trace of the run (implies --split) */
     int list;
@@ -52,6 +53,8 @@ static void usage(FILE *f) {
             "                   queueing included; idle_us: device idle before each command)\n"
             "  --trace FILE     with the profiler: write the Chrome trace of the run (the latest\n"
             "                   65536 commands) to FILE, for ui.perfetto.dev; implies --split\n"
+            "  --pinn-path P    pinn suite: fused (default, clt_mlp) or layers (one GEMM per layer,\n"
+            "                   bench/pinn_net.c); the JSON peer is then cltensor-layers\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
@@ -98,7 +101,7 @@ static int add_suite_list(bench_options *o, const char *list) {
 static int wanted(const bench_options *o, const bench_case *c);
 
 enum { OPT_SUITE = 256, OPT_CASE, OPT_JSON, OPT_DEVICE, OPT_PROFILE, OPT_IMPL, OPT_SPLIT, OPT_TRACE,
-       OPT_SAMPLES, OPT_MIN_MS, OPT_COMPARE, OPT_PNG, OPT_LIST, OPT_VERSION };
+       OPT_SAMPLES, OPT_MIN_MS, OPT_COMPARE, OPT_PNG, OPT_LIST, OPT_VERSION, OPT_PINN_PATH };
 
 static const struct option long_options[] = {
     {"suite", required_argument, NULL, OPT_SUITE},     {"case", required_argument, NULL, OPT_CASE},
@@ -108,7 +111,8 @@ static const struct option long_options[] = {
     {"samples", required_argument, NULL, OPT_SAMPLES}, {"min-ms", required_argument, NULL, OPT_MIN_MS},
     {"compare", no_argument, NULL, OPT_COMPARE},       {"png", required_argument, NULL, OPT_PNG},
     {"list", no_argument, NULL, OPT_LIST},             {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, OPT_VERSION},       {NULL, 0, NULL, 0}};
+    {"version", no_argument, NULL, OPT_VERSION},       {"pinn-path", required_argument, NULL, OPT_PINN_PATH},
+    {NULL, 0, NULL, 0}};
 
 /* Every value is checked here, before any device work: a bad one is one line on stderr and exit 1. */
 static int parse_args(int argc, char **argv, bench_options *o) {
@@ -144,6 +148,13 @@ static int parse_args(int argc, char **argv, bench_options *o) {
                         o->impl);
                 return -1;
             }
+            break;
+        case OPT_PINN_PATH:
+            if (strcmp(optarg, "fused") && strcmp(optarg, "layers")) {
+                fprintf(stderr, "clt-bench: --pinn-path: '%s' is not fused or layers\n", optarg);
+                return -1;
+            }
+            o->pinn_layers = strcmp(optarg, "layers") == 0;
             break;
         case OPT_SAMPLES:
             if (tool_parse_int("clt-bench", "--samples", optarg, 5, 100000, &o->timing.samples) != 0)
@@ -331,6 +342,7 @@ int main(int argc, char **argv) {
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
+    env.pinn_layers = o.pinn_layers;
     bench_result startup[BENCH_STARTUP_ROWS];
     clt_status st = bench_startup(&opts, &env, startup);
     if (st != CLT_SUCCESS) {
@@ -350,7 +362,8 @@ int main(int argc, char **argv) {
     /* A forced GEMM implementation is its own column in --compare (CLBlast + our epilogue pass). */
     /* A forced FFT backend likewise (cltensor-clfft, cltensor-vkfft, cltensor-ours). */
     const char *fft_impl = getenv("CLT_FFT_IMPL");
-    const char *peer = strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
+    const char *peer = o.pinn_layers                                  ? "cltensor-layers"
+                       : strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
                        : strcmp(env.limits.gemm_impl, "tiled") == 0 ? "cltensor-tiled"
                        : fft_impl && !strcmp(fft_impl, "clfft")     ? "cltensor-clfft"
                        : fft_impl && !strcmp(fft_impl, "vkfft")     ? "cltensor-vkfft"
