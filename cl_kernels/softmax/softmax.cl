@@ -387,7 +387,6 @@ static inline __attribute__((always_inline)) void sm_backward_stream(__global co
 
 /* ------------------------------------------------ entry points */
 
-
 __kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
 softmax_fwd(__global const float *x, ulong x_off, __global float *out, ulong out_off, ulong rows,
             ulong n)
