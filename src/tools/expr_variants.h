@@ -5,7 +5,7 @@
 #ifndef CLT_EXPR_VARIANTS_H
 #define CLT_EXPR_VARIANTS_H
 
-#include "tools/kernel_variants.h"
+#include "tools/variant_types.h"
 
 clt_status clt__expr_variants(clt_context *ctx, int cpu, clt__variant_use use, clt__variant_list *l,
                               clt__variant_add_fn add);
