@@ -29,14 +29,15 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: clt-kernels --list [--profile gfx902|gfx90a|gfx1030|native] [--dump DIR]\n"
             "                   [--device SEL]\n"
-            "       clt-kernels --nv-report [--device SEL]\n"
+            "       clt-kernels --nv-report [--device SEL] [--program NAME]\n"
             "  --list       one line per distinct (program, options) pair the profile's tables can\n"
             "               select, tab-separated: <index> <selected|compile-only> <program>\n"
             "               <launch work-group or 0> <full build options>; AMD profiles also list the\n"
             "               CPU-class variants as compile-only (they must still build)\n"
             "  --dump DIR   also write each variant's full source (includes inlined) as DIR/<index>.cl\n"
             "  --nv-report  build every variant the device's own tables select with -cl-nv-verbose and\n"
-            "               print the NVIDIA build log (registers, spills, shared memory)\n"
+            "               print the NVIDIA build log (registers, spills, shared memory); --program\n"
+            "               gemm_tiled (etc.) builds only that program's variants\n"
             "exit status: 0 ok, 1 failure, 2 usage\n");
 }
 
@@ -173,7 +174,7 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index)
     return built == CL_SUCCESS ? 0 : 1;
 }
 
-static int nv_report(const char *device)
+static int nv_report(const char *device, const char *only)
 {
     clt_context *ctx;
     if (open_context(device, NULL, &ctx) != CLT_SUCCESS)
@@ -195,7 +196,8 @@ static int nv_report(const char *device)
            clt__base_build_options(ctx));
     int bad = 0;
     for (int i = 0; i < l.n; i++)
-        bad |= nv_build(ctx, &l.v[i], i);
+        if (!only || !strcmp(only, l.v[i].program))
+            bad |= nv_build(ctx, &l.v[i], i);
     clt__variant_list_free(&l);
     clt_context_free(ctx);
     return bad;
@@ -203,7 +205,7 @@ static int nv_report(const char *device)
 
 int main(int argc, char **argv)
 {
-    const char *device = NULL, *profile = "gfx902", *dump = NULL;
+    const char *device = NULL, *profile = "gfx902", *dump = NULL, *only = NULL;
     int mode = 0; /* 1 list, 2 nv-report */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -217,6 +219,8 @@ int main(int argc, char **argv)
             dump = argv[++i];
         else if (!strcmp(a, "--device") && i + 1 < argc)
             device = argv[++i];
+        else if (!strcmp(a, "--program") && i + 1 < argc)
+            only = argv[++i];
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -229,7 +233,7 @@ int main(int argc, char **argv)
     if (mode == 1)
         return list_variants(device, profile, dump);
     if (mode == 2)
-        return nv_report(device);
+        return nv_report(device, only);
     usage(stderr);
     return 2;
 }
