@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: builds (installing what is missing), then runs every ctest test on every OpenCL
-# device present (POCL at least), each test under both device profiles (native and gfx902).
+# device present (POCL at least), each test under both device profiles (native and gfx902); then
+# ci/package_check.sh (install, headers alone, the examples built three ways), counted in the summary.
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$top/ci/setup.sh"
@@ -29,6 +30,17 @@ for d in $devices; do
     passed=$((passed + n - f))
     failed=$((failed + f))
 done
-echo "ctest tests on every device, each under both profiles:"
+log=$(mktemp)
+bash "$top/ci/package_check.sh" "$top/build" 2>&1 | tee "$log" || true
+summary=$(grep -E "^package_check summary: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1 || true)
+rm -f "$log"
+if [ -z "$summary" ]; then
+    echo "ci/test: ci/package_check.sh printed no summary" >&2
+    failed=$((failed + 1))
+else
+    passed=$((passed + $(echo "$summary" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(echo "$summary" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+fi
+echo "ctest tests on every device, each under both profiles, and the package checks:"
 echo "summary: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

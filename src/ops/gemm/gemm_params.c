@@ -18,7 +18,7 @@
  *   scratch: 128x128 (8x8 per item, the earlier first config) 121-144 / 1-2 plain and 125-143 with
  *   260 B of scratch per lane under a fused GELU with 64-bit indices; 64x128 80-81 / 3 with both;
  *   64x64 63 / 4; 32x32 77-83 / 3. Not timed on AMD hardware.
- * - CPU (POCL): the CPU-style kernel (DESIGN.md section 6), 6 rows x float16 per item (12 of the 16
+ * - CPU (POCL): the CPU-style kernel (src/README.md, Dispatch and tuning), 6 rows x float16 per item (12 of the 16
  *   AVX2 registers hold accumulators), 16 items per group sharing a 256 x 16 panel of B: measured
  *   37-41 GFLOP/s at 1024^3 on 2 cores vs 8.8 for CLBlast.
  * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */
