@@ -4,7 +4,8 @@
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-          libclblast-dev libclfft-dev libvkfft-dev check libsubunit-dev clinfo libcjson-dev doxygen)
+          libclblast-dev libclfft-dev libvkfft-dev check libsubunit-dev clinfo libcjson-dev doxygen
+          clang-15 lld-15 rocm-device-libs)  # the last three: the AMD kernel ISA check (tests/isa)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

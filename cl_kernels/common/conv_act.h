@@ -7,7 +7,7 @@
 
 #include "common/activations.h"
 
-inline float conv_act(float v, int op, float alpha)
+static inline float conv_act(float v, int op, float alpha)
 {
     switch (op) {
     case 12: return clt_act_tanh(v, alpha);

@@ -41,7 +41,7 @@ typedef int idx_t;
 
 /* The derivative of the forward activation written from its output y; run-time selected (a
  * uniform branch: no program variant per derivative). */
-inline float gemm_dact(int flags, float y)
+static inline float gemm_dact(int flags, float y)
 {
     switch ((flags >> GEMM_F_DACT_SHIFT) & 3) {
     case 1: return clt_dact_tanh(y, 0.0f);
@@ -87,7 +87,7 @@ typedef struct gemm_epi {
 #endif
 
 /* The epilogue of one element; `cold` is C's old value, read only when beta != 0. */
-inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx_t i, idx_t j)
+static inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx_t i, idx_t j)
 {
     float v = e->alpha * acc;
     if (e->beta != 0.0f)
@@ -105,7 +105,7 @@ inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx_t i, i
 }
 
 /* Guarded scalar store of element (i, j) of C. */
-inline void gemm_store1(__global float *C, idx_t ldc, const gemm_epi *e, float acc, idx_t i, idx_t j)
+static inline void gemm_store1(__global float *C, idx_t ldc, const gemm_epi *e, float acc, idx_t i, idx_t j)
 {
     __global float *p = C + i * ldc + j;
     float cold = e->beta != 0.0f ? *p : 0.0f;
@@ -113,7 +113,7 @@ inline void gemm_store1(__global float *C, idx_t ldc, const gemm_epi *e, float a
 }
 
 /* Four consecutive elements (i, j..j+3) of C, all inside; one float4 store when C is aligned. */
-inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, float4 acc, idx_t i, idx_t j)
+static inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, float4 acc, idx_t i, idx_t j)
 {
     __global float *p = C + i * ldc + j;
     if (e->flags & GEMM_F_VEC_C) {

@@ -3,7 +3,7 @@
 #define CLT_POOL_WINDOW_H
 
 /* First index of the window's maximum (NaN wins, the first on ties) in a plane p of width W. */
-inline int window_argmax(__global const float *p, int W, int h0, int h1, int w0, int w1)
+static inline int window_argmax(__global const float *p, int W, int h0, int h1, int w0, int w1)
 {
     int at = h0 * W + w0;
     float best = p[at];

@@ -66,14 +66,14 @@
 /* The input transform V = B^T d B of block p of channel c (layout and arguments:
  * conv2d_winograd.cl's banner; grad-weight passes the same ga and gb.s0, gb.s2). */
 /* Column j (transform positions i * 6 + j, i = 0..5) of one (row, column) of the 36 M planes. */
-inline void wino_plane_column(__global const float *m, ulong plane, int j, float c6[6])
+static inline void wino_plane_column(__global const float *m, ulong plane, int j, float c6[6])
 {
     #pragma unroll
     for (int i = 0; i < 6; i++)
         c6[i] = m[(ulong)(i * 6 + j) * plane];
 }
 
-inline void wino_input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
+static inline void wino_input_transform(__global const float *x, __global float *ws, ulong4 offs, int8 ga,
                                  int8 gb, int c, int p)
 {
     const int Ci = ga.s0, H = ga.s1, W = ga.s2, tilesW = ga.s4, tpi = ga.s5, pt = ga.s6,
@@ -120,7 +120,7 @@ inline void wino_input_transform(__global const float *x, __global float *ws, ul
     }
 }
 
-inline void wino_weight_transform(__global const float *w, __global float *ws, ulong4 offs, int8 ga,
+static inline void wino_weight_transform(__global const float *w, __global float *ws, ulong4 offs, int8 ga,
                                   int8 gb, int j)
 {
     const int Ci = ga.s0, Co = ga.s3, ldu = gb.s3;

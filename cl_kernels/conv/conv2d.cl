@@ -98,7 +98,7 @@ typedef struct conv_gather {
 
 /* Slice s of A (rows m0.., weights) and B (this item's column, k rows bk0 + l * B_KSTEP) into
  * registers. */
-inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
+static inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
 {
 #if CHMAJOR
     const int rk = s / q->cb, ci0 = (s - rk * q->cb) * KWG;
@@ -133,7 +133,7 @@ inline void conv_fetch(const conv_gather *q, int s, float *ra, float *rb)
 }
 
 /* Registers into the k-major local slices: A as As[kk][r] (row stride AST), B as Bs[k][column]. */
-inline void conv_stash(__local float *an, __local float *bn, int lid, int bk0, int bcol,
+static inline void conv_stash(__local float *an, __local float *bn, int lid, int bk0, int bcol,
                        const float *ra, const float *rb)
 {
 #pragma unroll
@@ -196,7 +196,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void conv2d_implicit(CO
             conv_fetch(&gm, s + 1, ra, rb);
         __local const float *as = As + (s & 1) * (KWG * AST);
         __local const float *bs = Bs + (s & 1) * (KWG * NWG);
+/* AMD's scheduler hoists every local read of a fully unrolled slice (170 VGPRs, 1 wave per SIMD
+ * at 64x64 on gfx902); pairs of k keep it at 61 (4 waves). Other compilers: the full unroll. */
+#ifdef __AMDGCN__
+#pragma unroll 2
+#else
 #pragma unroll
+#endif
         for (int kk = 0; kk < KWG; kk++) {
             float a[WPTM], b[WPTN];
 #pragma unroll

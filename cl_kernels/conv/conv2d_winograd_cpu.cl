@@ -36,7 +36,7 @@
 #include "common/winograd.h"
 
 /* Lanes e < cnt of v to p[e]: at most three stores (4 + 2 + 1) for a partial strip. */
-inline void wino_store_lanes(__global float *p, float8 v, int cnt)
+static inline void wino_store_lanes(__global float *p, float8 v, int cnt)
 {
     if (cnt >= 8) {
         vstore8(v, 0, p);
@@ -101,7 +101,7 @@ inline void wino_store_lanes(__global float *p, float8 v, int cnt)
 
 /* Weights (k, c0 .. c0 + 7) as the lanes: U = G g G^T, 36 vector stores along c (U[xi][k][c]).
  * Lanes past Ci load the last weight again and are not stored. */
-inline void wino_weight_strip(__global const float *w, __global float *ws, ulong4 offs, int Ci,
+static inline __attribute__((always_inline)) void wino_weight_strip(__global const float *w, __global float *ws, ulong4 offs, int Ci,
                               int Co, int ldu, int pad, int j)
 {
     const int cs = (Ci + 7) / 8, k = j / cs, c0 = (j - k * cs) * 8, cnt = min(8, Ci - c0);
@@ -195,7 +195,7 @@ __kernel void conv2d_winograd_cpu_transform(__global const float *x, __global co
     }
 
 /* The first n (<= 32) of lo, hi to p, through the activation. */
-inline void wino_store_row(__global float *p, float16 lo, float16 hi, int n, int act, float alpha)
+static inline void wino_store_row(__global float *p, float16 lo, float16 hi, int n, int act, float alpha)
 {
     if (act == 14) { /* relu: the common case stays in vectors */
         lo = fmax(lo, 0.0f), hi = fmax(hi, 0.0f);

@@ -1,7 +1,7 @@
 /* Elementwise expressions: the prelude of every kernel the expression engine generates
  * (src/ops/elementwise/expr_codegen.c). The engine prepends this file (with its includes inlined) to the
  * generated text, which defines
- *     inline T expr_f(<one T per used input>, <one float per used scalar>)
+ *     static inline T expr_f(<one T per used input>, <one float per used scalar>)
  * (T = float, or floatW in the cpu layout) and one kernel, expr_kernel, in one of three layouts:
  *   flat:      every input has out's layout; each work item takes float4 chunks in a grid-stride
  *              loop (vector loads when every buffer starts 16-byte aligned, vload4 otherwise),
@@ -43,8 +43,8 @@
 #pragma OPENCL FP_CONTRACT OFF
 
 /* NaN in either operand gives NaN (OpenCL fmin/fmax would return the other operand). */
-inline float clt_minf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a < b ? a : b; }
-inline float clt_maxf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a > b ? a : b; }
+static inline float clt_minf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a < b ? a : b; }
+static inline float clt_maxf(float a, float b) { return isnan(a) || isnan(b) ? a + b : a > b ? a : b; }
 
 #ifndef CLT_EW_NT
 #define CLT_EW_NT 0 // 1: non-temporal floatW stores of out (cpu layout, aligned offsets)
@@ -81,112 +81,112 @@ inline float clt_maxf(float a, float b) { return isnan(a) || isnan(b) ? a + b : 
  * comparison written as in the scalar form so NaN takes the same branch. */
 #define CLT_VK(c) ((CLT_VF)(c))
 
-inline CLT_VF clt_vminf(CLT_VF a, CLT_VF b)
+static inline CLT_VF clt_vminf(CLT_VF a, CLT_VF b)
 {
     return select(select(b, a, a < b), a + b, isnan(a) | isnan(b));
 }
-inline CLT_VF clt_vmaxf(CLT_VF a, CLT_VF b)
+static inline CLT_VF clt_vmaxf(CLT_VF a, CLT_VF b)
 {
     return select(select(b, a, a > b), a + b, isnan(a) | isnan(b));
 }
 #define CLT_VBOOL(c) select(CLT_VK(0.0f), CLT_VK(1.0f), c)
 
-inline CLT_VF clt_vsigmoidf(CLT_VF x)
+static inline CLT_VF clt_vsigmoidf(CLT_VF x)
 {
     CLT_VF e = exp(-fabs(x));
     return select(e / (1.0f + e), 1.0f / (1.0f + e), x >= 0.0f);
 }
-inline CLT_VF clt_vsign(CLT_VF x)
+static inline CLT_VF clt_vsign(CLT_VF x)
 {
     CLT_VF s = select(select(CLT_VK(0.0f), CLT_VK(-1.0f), x < 0.0f), CLT_VK(1.0f), x > 0.0f);
     return select(s, x, isnan(x));
 }
 
-inline CLT_VF clt_vact_identity(CLT_VF x, CLT_VF alpha) { return x; }
-inline CLT_VF clt_vact_neg(CLT_VF x, CLT_VF alpha) { return -x; }
-inline CLT_VF clt_vact_abs(CLT_VF x, CLT_VF alpha) { return fabs(x); }
-inline CLT_VF clt_vact_sign(CLT_VF x, CLT_VF alpha) { return clt_vsign(x); }
-inline CLT_VF clt_vact_exp(CLT_VF x, CLT_VF alpha) { return exp(x); }
-inline CLT_VF clt_vact_log(CLT_VF x, CLT_VF alpha) { return log(x); }
-inline CLT_VF clt_vact_sqrt(CLT_VF x, CLT_VF alpha) { return sqrt(x); }
-inline CLT_VF clt_vact_rsqrt(CLT_VF x, CLT_VF alpha) { return rsqrt(x); }
-inline CLT_VF clt_vact_reciprocal(CLT_VF x, CLT_VF alpha) { return 1.0f / x; }
-inline CLT_VF clt_vact_square(CLT_VF x, CLT_VF alpha) { return x * x; }
-inline CLT_VF clt_vact_sin(CLT_VF x, CLT_VF alpha) { return sin(x); }
-inline CLT_VF clt_vact_cos(CLT_VF x, CLT_VF alpha) { return cos(x); }
-inline CLT_VF clt_vact_tanh(CLT_VF x, CLT_VF alpha) { return tanh(x); }
-inline CLT_VF clt_vact_sigmoid(CLT_VF x, CLT_VF alpha) { return clt_vsigmoidf(x); }
-inline CLT_VF clt_vact_relu(CLT_VF x, CLT_VF alpha) { return select(x, CLT_VK(0.0f), x < 0.0f); }
-inline CLT_VF clt_vact_leaky_relu(CLT_VF x, CLT_VF alpha) { return select(x, alpha * x, x < 0.0f); }
-inline CLT_VF clt_vact_elu(CLT_VF x, CLT_VF alpha)
+static inline CLT_VF clt_vact_identity(CLT_VF x, CLT_VF alpha) { return x; }
+static inline CLT_VF clt_vact_neg(CLT_VF x, CLT_VF alpha) { return -x; }
+static inline CLT_VF clt_vact_abs(CLT_VF x, CLT_VF alpha) { return fabs(x); }
+static inline CLT_VF clt_vact_sign(CLT_VF x, CLT_VF alpha) { return clt_vsign(x); }
+static inline CLT_VF clt_vact_exp(CLT_VF x, CLT_VF alpha) { return exp(x); }
+static inline CLT_VF clt_vact_log(CLT_VF x, CLT_VF alpha) { return log(x); }
+static inline CLT_VF clt_vact_sqrt(CLT_VF x, CLT_VF alpha) { return sqrt(x); }
+static inline CLT_VF clt_vact_rsqrt(CLT_VF x, CLT_VF alpha) { return rsqrt(x); }
+static inline CLT_VF clt_vact_reciprocal(CLT_VF x, CLT_VF alpha) { return 1.0f / x; }
+static inline CLT_VF clt_vact_square(CLT_VF x, CLT_VF alpha) { return x * x; }
+static inline CLT_VF clt_vact_sin(CLT_VF x, CLT_VF alpha) { return sin(x); }
+static inline CLT_VF clt_vact_cos(CLT_VF x, CLT_VF alpha) { return cos(x); }
+static inline CLT_VF clt_vact_tanh(CLT_VF x, CLT_VF alpha) { return tanh(x); }
+static inline CLT_VF clt_vact_sigmoid(CLT_VF x, CLT_VF alpha) { return clt_vsigmoidf(x); }
+static inline CLT_VF clt_vact_relu(CLT_VF x, CLT_VF alpha) { return select(x, CLT_VK(0.0f), x < 0.0f); }
+static inline CLT_VF clt_vact_leaky_relu(CLT_VF x, CLT_VF alpha) { return select(x, alpha * x, x < 0.0f); }
+static inline CLT_VF clt_vact_elu(CLT_VF x, CLT_VF alpha)
 {
     return select(x, alpha * expm1(x), x < 0.0f);
 }
-inline CLT_VF clt_vact_gelu_erf(CLT_VF x, CLT_VF alpha)
+static inline CLT_VF clt_vact_gelu_erf(CLT_VF x, CLT_VF alpha)
 {
     return 0.5f * x * (1.0f + erf(x * CLT_RSQRT_2));
 }
-inline CLT_VF clt_vact_gelu_tanh(CLT_VF x, CLT_VF alpha)
+static inline CLT_VF clt_vact_gelu_tanh(CLT_VF x, CLT_VF alpha)
 {
     CLT_VF u = CLT_SQRT_2_OVER_PI * (x + CLT_GELU_TANH_C * x * x * x);
     return 0.5f * x * (1.0f + tanh(u));
 }
-inline CLT_VF clt_vact_silu(CLT_VF x, CLT_VF alpha) { return x * clt_vsigmoidf(x); }
-inline CLT_VF clt_vact_softplus(CLT_VF x, CLT_VF alpha)
+static inline CLT_VF clt_vact_silu(CLT_VF x, CLT_VF alpha) { return x * clt_vsigmoidf(x); }
+static inline CLT_VF clt_vact_softplus(CLT_VF x, CLT_VF alpha)
 {
     return fmax(x, 0.0f) + log1p(exp(-fabs(x)));
 }
-inline CLT_VF clt_vact_hardswish(CLT_VF x, CLT_VF alpha)
+static inline CLT_VF clt_vact_hardswish(CLT_VF x, CLT_VF alpha)
 {
     return x * clamp(x + 3.0f, 0.0f, 6.0f) / 6.0f;
 }
 
-inline CLT_VF clt_vdact_identity(CLT_VF v, CLT_VF alpha) { return CLT_VK(1.0f); }
-inline CLT_VF clt_vdact_neg(CLT_VF v, CLT_VF alpha) { return CLT_VK(-1.0f); }
-inline CLT_VF clt_vdact_abs(CLT_VF v, CLT_VF alpha) { return clt_vsign(v); }
-inline CLT_VF clt_vdact_sign(CLT_VF v, CLT_VF alpha) { return CLT_VK(0.0f); }
-inline CLT_VF clt_vdact_exp(CLT_VF v, CLT_VF alpha) { return v; }
-inline CLT_VF clt_vdact_log(CLT_VF v, CLT_VF alpha) { return 1.0f / v; }
-inline CLT_VF clt_vdact_sqrt(CLT_VF v, CLT_VF alpha) { return 0.5f / sqrt(v); }
-inline CLT_VF clt_vdact_rsqrt(CLT_VF v, CLT_VF alpha) { return -0.5f * rsqrt(v) / v; }
-inline CLT_VF clt_vdact_reciprocal(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_identity(CLT_VF v, CLT_VF alpha) { return CLT_VK(1.0f); }
+static inline CLT_VF clt_vdact_neg(CLT_VF v, CLT_VF alpha) { return CLT_VK(-1.0f); }
+static inline CLT_VF clt_vdact_abs(CLT_VF v, CLT_VF alpha) { return clt_vsign(v); }
+static inline CLT_VF clt_vdact_sign(CLT_VF v, CLT_VF alpha) { return CLT_VK(0.0f); }
+static inline CLT_VF clt_vdact_exp(CLT_VF v, CLT_VF alpha) { return v; }
+static inline CLT_VF clt_vdact_log(CLT_VF v, CLT_VF alpha) { return 1.0f / v; }
+static inline CLT_VF clt_vdact_sqrt(CLT_VF v, CLT_VF alpha) { return 0.5f / sqrt(v); }
+static inline CLT_VF clt_vdact_rsqrt(CLT_VF v, CLT_VF alpha) { return -0.5f * rsqrt(v) / v; }
+static inline CLT_VF clt_vdact_reciprocal(CLT_VF v, CLT_VF alpha)
 {
     CLT_VF r = 1.0f / v;
     return -(r * r);
 }
-inline CLT_VF clt_vdact_square(CLT_VF v, CLT_VF alpha) { return 2.0f * v; }
-inline CLT_VF clt_vdact_sin(CLT_VF v, CLT_VF alpha) { return cos(v); }
-inline CLT_VF clt_vdact_cos(CLT_VF v, CLT_VF alpha) { return -sin(v); }
-inline CLT_VF clt_vdact_tanh(CLT_VF v, CLT_VF alpha) { return 1.0f - v * v; }
-inline CLT_VF clt_vdact_sigmoid(CLT_VF v, CLT_VF alpha) { return v * (1.0f - v); }
-inline CLT_VF clt_vdact_relu(CLT_VF v, CLT_VF alpha) { return CLT_VBOOL(v > 0.0f); }
-inline CLT_VF clt_vdact_leaky_relu(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_square(CLT_VF v, CLT_VF alpha) { return 2.0f * v; }
+static inline CLT_VF clt_vdact_sin(CLT_VF v, CLT_VF alpha) { return cos(v); }
+static inline CLT_VF clt_vdact_cos(CLT_VF v, CLT_VF alpha) { return -sin(v); }
+static inline CLT_VF clt_vdact_tanh(CLT_VF v, CLT_VF alpha) { return 1.0f - v * v; }
+static inline CLT_VF clt_vdact_sigmoid(CLT_VF v, CLT_VF alpha) { return v * (1.0f - v); }
+static inline CLT_VF clt_vdact_relu(CLT_VF v, CLT_VF alpha) { return CLT_VBOOL(v > 0.0f); }
+static inline CLT_VF clt_vdact_leaky_relu(CLT_VF v, CLT_VF alpha)
 {
     return select(alpha, CLT_VK(1.0f), v > 0.0f);
 }
-inline CLT_VF clt_vdact_elu(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_elu(CLT_VF v, CLT_VF alpha)
 {
     return select(alpha * exp(v), CLT_VK(1.0f), v > 0.0f);
 }
-inline CLT_VF clt_vdact_gelu_erf(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_gelu_erf(CLT_VF v, CLT_VF alpha)
 {
     CLT_VF cdf = 0.5f * (1.0f + erf(v * CLT_RSQRT_2));
     return cdf + v * CLT_RSQRT_2PI * exp(-0.5f * v * v);
 }
-inline CLT_VF clt_vdact_gelu_tanh(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_gelu_tanh(CLT_VF v, CLT_VF alpha)
 {
     CLT_VF u = CLT_SQRT_2_OVER_PI * (v + CLT_GELU_TANH_C * v * v * v);
     CLT_VF t = tanh(u);
     CLT_VF du = CLT_SQRT_2_OVER_PI * (1.0f + 3.0f * CLT_GELU_TANH_C * v * v);
     return 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * du;
 }
-inline CLT_VF clt_vdact_silu(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_silu(CLT_VF v, CLT_VF alpha)
 {
     CLT_VF s = clt_vsigmoidf(v);
     return s * (1.0f + v * (1.0f - s));
 }
-inline CLT_VF clt_vdact_softplus(CLT_VF v, CLT_VF alpha) { return clt_vsigmoidf(v); }
-inline CLT_VF clt_vdact_hardswish(CLT_VF v, CLT_VF alpha)
+static inline CLT_VF clt_vdact_softplus(CLT_VF v, CLT_VF alpha) { return clt_vsigmoidf(v); }
+static inline CLT_VF clt_vdact_hardswish(CLT_VF v, CLT_VF alpha)
 {
     CLT_VF mid = select(CLT_VK(1.0f), (2.0f * v + 3.0f) / 6.0f, v <= 3.0f);
     return select(mid, CLT_VK(0.0f), v < -3.0f);

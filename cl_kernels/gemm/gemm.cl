@@ -25,17 +25,17 @@
 #error "GEMV_WG must be positive"
 #endif
 
-inline float gemm_op_a(__global const float *A, idx_t lda, int ta, idx_t i, idx_t p)
+static inline float gemm_op_a(__global const float *A, idx_t lda, int ta, idx_t i, idx_t p)
 {
     return ta ? A[p * lda + i] : A[i * lda + p];
 }
 
-inline float gemm_op_b(__global const float *B, idx_t ldb, int tb, idx_t p, idx_t j)
+static inline float gemm_op_b(__global const float *B, idx_t ldb, int tb, idx_t p, idx_t j)
 {
     return tb ? B[j * ldb + p] : B[p * ldb + j];
 }
 
-inline void gemm_small_body(GEMM_ARGS, const int ta, const int tb)
+static inline __attribute__((always_inline)) void gemm_small_body(GEMM_ARGS, const int ta, const int tb)
 {
     GEMM_SETUP(get_global_id(2));
     const int j = get_global_id(0), i = get_global_id(1);
@@ -47,7 +47,7 @@ inline void gemm_small_body(GEMM_ARGS, const int ta, const int tb)
     gemm_store1(C, ldc, &epi, acc, i, j);
 }
 
-inline void gemm_gemv_body(GEMM_ARGS, const int ta, const int tb, __local float *red)
+static inline __attribute__((always_inline)) void gemm_gemv_body(GEMM_ARGS, const int ta, const int tb, __local float *red)
 {
     GEMM_SETUP(get_global_id(2));
     const int l0 = get_local_id(0), l1 = get_local_id(1);

@@ -32,7 +32,7 @@
 
 #include "common/cpu_rows.h"
 
-inline void gemm_cpu_store(__global float *C, idx_t ldc, const gemm_epi *e, const float *vals, int i,
+static inline void gemm_cpu_store(__global float *C, idx_t ldc, const gemm_epi *e, const float *vals, int i,
                            int j0, int cnt)
 {
     int e4 = 0;
@@ -54,7 +54,7 @@ inline void gemm_cpu_store(__global float *C, idx_t ldc, const gemm_epi *e, cons
         gemm_cpu_store(C, ldc, &epi, vals, i0 + r, j0, cnt);                                       \
     }
 
-inline void gemm_cpu_axpy(GEMM_ARGS, const int ta, __local float *Bs)
+static inline __attribute__((always_inline)) void gemm_cpu_axpy(GEMM_ARGS, const int ta, __local float *Bs)
 {
     GEMM_SETUP(get_global_id(2));
     /* No early return: every item takes part in the barriers. Rows past m are clamped. */
@@ -88,7 +88,7 @@ inline void gemm_cpu_axpy(GEMM_ARGS, const int ta, __local float *Bs)
     FOR_ROWS(AXPY_STORE)
 }
 
-inline float gemm_hsum8(float8 v)
+static inline float gemm_hsum8(float8 v)
 {
     float4 s = v.lo + v.hi;
     return (s.x + s.y) + (s.z + s.w);
@@ -123,7 +123,7 @@ inline float gemm_hsum8(float8 v)
             gemm_store1(C, ldc, &epi, s1##r, i0 + r, c0 + 1);                                      \
     }
 
-inline void gemm_cpu_dot(GEMM_ARGS, const int ta)
+static inline __attribute__((always_inline)) void gemm_cpu_dot(GEMM_ARGS, const int ta)
 {
     GEMM_SETUP(get_global_id(2));
     const int i0 = get_global_id(0) * RPI, j0 = get_global_id(1) * NV;

@@ -28,7 +28,7 @@
 #define EPI_SIGMOID 5
 #define EPI_SILU 6
 
-inline float epi_act(uint act, float v, float alpha)
+static inline float epi_act(uint act, float v, float alpha)
 {
     switch (act) {
     case EPI_RELU: return clt_act_relu(v, alpha);

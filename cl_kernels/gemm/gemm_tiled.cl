@@ -100,7 +100,7 @@ typedef float floatv;
 
 /* Fetch this item's share of one op(X) slice (rows/cols r0.. of the tile, k from k0) into regs.
  * CONTIG_MN: X is contiguous along the tile's m (n) axis; otherwise along k. */
-inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, int contig_mn, int TILE,
+static inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, int contig_mn, int TILE,
                        int LPT, int lid, int r0, int R, int k0, int Kn, float *regs)
 {
 #pragma unroll
@@ -134,7 +134,7 @@ inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, int cont
 }
 
 /* Write fetched registers into a k-major local slice S[KWG][TILE]. */
-inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int lid, const float *regs)
+static inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int lid, const float *regs)
 {
 #pragma unroll
     for (int l = 0; l < LPT; l++) {
@@ -164,7 +164,7 @@ inline void gemm_stash(__local float *S, int contig_mn, int TILE, int LPT, int l
 #define SPLIT_PASS
 #endif
 
-inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float *As,
+static inline __attribute__((always_inline)) void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float *As,
                             __local float *Bs SPLIT_BODY_ARGS)
 {
 #if SPLITK
@@ -222,7 +222,14 @@ inline void gemm_tiled_body(GEMM_ARGS, const int ta, const int tb, __local float
         }
         __local const float *as = As + (DB ? (s & 1) : 0) * (KWG * MWG);
         __local const float *bs = Bs + (DB ? (s & 1) : 0) * (KWG * NWG);
+/* AMD's scheduler hoists every local read of a fully unrolled slice (174 VGPRs, 1 wave per SIMD
+ * at 64x64 on gfx902, spills at 128x128); pairs of k keep the register budget. Other
+ * compilers: the full unroll (measured on the H200). */
+#ifdef __AMDGCN__
+#pragma unroll 2
+#else
 #pragma unroll
+#endif
         for (int kk = 0; kk < KWG; kk++) {
             float a[WPTM], b[WPTN];
 #pragma unroll

@@ -29,14 +29,14 @@
 /* n / d for every 32-bit n from d's magic numbers (m, shifts = s1 | s2 << 8; pool2d_check.c): a
  * multiply-high and shifts, which vectorise, where an integer division would not (and costs tens of
  * cycles on CPUs and GPUs alike). */
-inline uint fast_div(uint n, uint m, uint shifts)
+static inline uint fast_div(uint n, uint m, uint shifts)
 {
     uint t = mul_hi(n, m);
     return (t + ((n - t) >> (shifts & 0xFF))) >> (shifts >> 8);
 }
 
 /* Item i of [planes, rows, cols] -> (plane, row, col). magic: cols' then rows' magic numbers. */
-inline ulong split_index(ulong i, ulong items, int rows, int cols, int4 magic, int *r, int *c)
+static inline ulong split_index(ulong i, ulong items, int rows, int cols, int4 magic, int *r, int *c)
 {
     if (items <= 0xFFFFFFFFul) {
         uint j = (uint)i;
@@ -53,7 +53,7 @@ inline ulong split_index(ulong i, ulong items, int rows, int cols, int4 magic, i
 }
 
 /* Output rows (or columns) whose windows contain input row i: [*lo, *hi]. */
-inline void windows_over(int i, int pad, int k, int stride, int outs, int *lo, int *hi)
+static inline void windows_over(int i, int pad, int k, int stride, int outs, int *lo, int *hi)
 {
     int a = i + pad - k + 1;
     *lo = a <= 0 ? 0 : (a + stride - 1) / stride;

@@ -31,7 +31,7 @@
               PT = g.s8, PL = g.s9, FLAG = g.sa
 
 /* Elements q[0], q[SW], ..., q[7 * SW]; room = how many elements from q on are in the row. */
-inline float8 load_run(__global const float *q, int SW, int room)
+static inline float8 load_run(__global const float *q, int SW, int room)
 {
     if (SW == 1)
         return vload8(0, q);
@@ -42,7 +42,7 @@ inline float8 load_run(__global const float *q, int SW, int room)
 
 /* Outputs [*a, *b) of a row have windows inside the input row: ow * SW - PL >= 0 and
  * ow * SW - PL + KW <= W. */
-inline void interior(int W, int WO, int KW, int SW, int PL, int *a, int *b)
+static inline void interior(int W, int WO, int KW, int SW, int PL, int *a, int *b)
 {
     *a = min((PL + SW - 1) / SW, WO);
     int last = W + PL - KW; /* ow * SW <= last */
@@ -130,7 +130,7 @@ __kernel void pool2d_avg_cpu(__global const float *x, __global float *out, int16
 }
 
 /* Zero a plane of n floats. */
-inline void zero_plane(__global float *d, int n)
+static inline void zero_plane(__global float *d, int n)
 {
     int i = 0;
     for (; i + 8 <= n; i += 8)

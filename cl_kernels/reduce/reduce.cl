@@ -59,8 +59,13 @@
 #define VEC4 0 // 1: float4 loads (layout 0, CONTIG 0, xoff and R multiples of 4)
 #endif
 #ifndef VEC_UNROLL
+#if defined(__AMDGCN__) && (RED_OP == 4 || RED_OP == 5 || RED_OP >= 7)
+#define VEC_UNROLL 4 // AMD, variance and arg ops (two or three values per lane): 8 loads in flight
+                     // took 80 VGPRs (3 waves per SIMD on gfx902), 4 take 54-60 (4 waves)
+#else
 #define VEC_UNROLL 8 // float4 loads in flight per item with VEC4: 4 or 8 (H200 sum/16M: 21.19 us
                      // at 4, 20.52 at 8; 2 groups per CU 23.1, 8 groups 22.1, WG 512 21.2)
+#endif
 #endif
 #ifndef NV_LOAD
 #define NV_LOAD 0 // NVIDIA only (inline PTX) for the float4 loads of x: 1 ld.global.cs (evict first:
@@ -97,8 +102,8 @@
 /* Welford on y = x - k, k = the first element seen: the running mean of y is of the size of the
  * spread, not of the mean, so float keeps its digits when |mean| >> std. */
 typedef struct { float n, k, mean, m2; } acc_t;
-inline acc_t acc_init(void) { acc_t a; a.n = 0.0f; a.k = 0.0f; a.mean = 0.0f; a.m2 = 0.0f; return a; }
-inline acc_t acc_add(acc_t a, float x, ulong r)
+static inline acc_t acc_init(void) { acc_t a; a.n = 0.0f; a.k = 0.0f; a.mean = 0.0f; a.m2 = 0.0f; return a; }
+static inline acc_t acc_add(acc_t a, float x, ulong r)
 {
     (void)r;
     if (a.n == 0.0f)
@@ -111,7 +116,7 @@ inline acc_t acc_add(acc_t a, float x, ulong r)
     return a;
 }
 /* Chan et al.: combine two (n, mean, M2) summaries; b's mean is moved to a's shift first. */
-inline acc_t acc_merge(acc_t a, acc_t b)
+static inline acc_t acc_merge(acc_t a, acc_t b)
 {
     if (b.n == 0.0f)
         return a;
@@ -123,8 +128,8 @@ inline acc_t acc_merge(acc_t a, acc_t b)
     a.n = n;
     return a;
 }
-inline float4 acc_pack(acc_t a) { return (float4)(a.n, a.k, a.mean, a.m2); }
-inline acc_t acc_unpack(float4 v)
+static inline float4 acc_pack(acc_t a) { return (float4)(a.n, a.k, a.mean, a.m2); }
+static inline acc_t acc_unpack(float4 v)
 {
     acc_t a;
     a.n = v.x;
@@ -136,14 +141,14 @@ inline acc_t acc_unpack(float4 v)
 #elif RED_OP == OP_ARGMAX || RED_OP == OP_ARGMIN
 typedef struct { float v; int i; } acc_t;
 #if RED_OP == OP_ARGMAX
-inline acc_t acc_init(void) { acc_t a; a.v = -INFINITY; a.i = INT_MAX; return a; }
+static inline acc_t acc_init(void) { acc_t a; a.v = -INFINITY; a.i = INT_MAX; return a; }
 #define BEATS(b, a) ((b) > (a))
 #else
-inline acc_t acc_init(void) { acc_t a; a.v = INFINITY; a.i = INT_MAX; return a; }
+static inline acc_t acc_init(void) { acc_t a; a.v = INFINITY; a.i = INT_MAX; return a; }
 #define BEATS(b, a) ((b) < (a))
 #endif
 /* b replaces a: NaN beats numbers, a better value beats, equal values go to the lower index. */
-inline int acc_better(acc_t b, acc_t a)
+static inline int acc_better(acc_t b, acc_t a)
 {
     if (isnan(a.v))
         return isnan(b.v) && b.i < a.i;
@@ -151,7 +156,7 @@ inline int acc_better(acc_t b, acc_t a)
         return 1;
     return BEATS(b.v, a.v) || (b.v == a.v && b.i < a.i);
 }
-inline acc_t acc_add(acc_t a, float x, ulong r)
+static inline acc_t acc_add(acc_t a, float x, ulong r)
 {
     /* elements arrive in increasing r within a lane: strict comparison keeps the first */
     if (!isnan(a.v) && (isnan(x) || BEATS(x, a.v) || a.i == INT_MAX)) {
@@ -160,39 +165,39 @@ inline acc_t acc_add(acc_t a, float x, ulong r)
     }
     return a;
 }
-inline acc_t acc_merge(acc_t a, acc_t b) { return acc_better(b, a) ? b : a; }
-inline float4 acc_pack(acc_t a) { return (float4)(a.v, as_float(a.i), 0.0f, 0.0f); }
-inline acc_t acc_unpack(float4 v) { acc_t a; a.v = v.x; a.i = as_int(v.y); return a; }
+static inline acc_t acc_merge(acc_t a, acc_t b) { return acc_better(b, a) ? b : a; }
+static inline float4 acc_pack(acc_t a) { return (float4)(a.v, as_float(a.i), 0.0f, 0.0f); }
+static inline acc_t acc_unpack(float4 v) { acc_t a; a.v = v.x; a.i = as_int(v.y); return a; }
 #else
 typedef float acc_t;
 #if RED_OP == OP_MAX
-inline acc_t acc_init(void) { return -INFINITY; }
-inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return (isnan(x) || x > a) ? x : a; }
+static inline acc_t acc_init(void) { return -INFINITY; }
+static inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return (isnan(x) || x > a) ? x : a; }
 #elif RED_OP == OP_MIN
-inline acc_t acc_init(void) { return INFINITY; }
-inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return (isnan(x) || x < a) ? x : a; }
+static inline acc_t acc_init(void) { return INFINITY; }
+static inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return (isnan(x) || x < a) ? x : a; }
 #elif RED_OP == OP_L2
-inline acc_t acc_init(void) { return 0.0f; }
-inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return a + x * x; }
+static inline acc_t acc_init(void) { return 0.0f; }
+static inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return a + x * x; }
 #else
-inline acc_t acc_init(void) { return 0.0f; }
-inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return a + x; }
+static inline acc_t acc_init(void) { return 0.0f; }
+static inline acc_t acc_add(acc_t a, float x, ulong r) { (void)r; return a + x; }
 #endif
 #if RED_OP == OP_MAX || RED_OP == OP_MIN
-inline acc_t acc_merge(acc_t a, acc_t b) { return acc_add(a, b, 0); }
+static inline acc_t acc_merge(acc_t a, acc_t b) { return acc_add(a, b, 0); }
 #else
-inline acc_t acc_merge(acc_t a, acc_t b) { return a + b; }
+static inline acc_t acc_merge(acc_t a, acc_t b) { return a + b; }
 #endif
-inline float4 acc_pack(acc_t a) { return (float4)(a, 0.0f, 0.0f, 0.0f); }
-inline acc_t acc_unpack(float4 v) { return v.x; }
+static inline float4 acc_pack(acc_t a) { return (float4)(a, 0.0f, 0.0f, 0.0f); }
+static inline acc_t acc_unpack(float4 v) { return v.x; }
 #endif
 
 #if RED_OP == OP_ARGMAX || RED_OP == OP_ARGMIN
 typedef int out_t;
-inline out_t acc_final(acc_t a, ulong R) { (void)R; return a.i; }
+static inline out_t acc_final(acc_t a, ulong R) { (void)R; return a.i; }
 #else
 typedef float out_t;
-inline out_t acc_final(acc_t a, ulong R)
+static inline out_t acc_final(acc_t a, ulong R)
 {
 #if RED_OP == OP_MEAN
     return a / (float)R; /* 0 / 0 = NaN for an empty reduction */
@@ -230,7 +235,7 @@ inline out_t acc_final(acc_t a, ulong R)
 #define V_ADD(a, v) ((a) + (v))
 #define V_MERGE(a, b) ((a) + (b))
 #endif
-inline acc_t fold(__global const float *row, ulong r, ulong end)
+static inline acc_t fold(__global const float *row, ulong r, ulong end)
 {
     /* Four streams (the quarters of the range, whole 16-vectors each) walked side by side: one
      * sequential stream per thread leaves DRAM bandwidth unused on the CI machine (a plain C loop
@@ -256,7 +261,7 @@ inline acc_t fold(__global const float *row, ulong r, ulong end)
     return a;
 }
 #else
-inline acc_t fold(__global const float *row, ulong r, ulong end)
+static inline acc_t fold(__global const float *row, ulong r, ulong end)
 {
     acc_t a = acc_init(), a1 = acc_init(), a2 = acc_init(), a3 = acc_init();
     ulong q = r + (end - r) / 4; /* four contiguous quarters: each keeps increasing r */
@@ -310,7 +315,7 @@ __kernel void reduce_run(__global const float *x, __global out_t *out, __global 
 #else
 #define NV_LD "ld.global.nc.L1::no_allocate.L2::256B.v4.f32"
 #endif
-inline float4 x_load4(__global const float4 *p)
+static inline float4 x_load4(__global const float4 *p)
 {
     float a, b, c, d;
     asm volatile(NV_LD " {%0, %1, %2, %3}, [%4];" : "=f"(a), "=f"(b), "=f"(c), "=f"(d) : "l"(p));
@@ -321,13 +326,13 @@ inline float4 x_load4(__global const float4 *p)
 #define LOAD4(p) (*(p))
 #endif
 #if VEC4
-inline acc_t acc_add4(acc_t a, float4 v, ulong r)
+static inline acc_t acc_add4(acc_t a, float4 v, ulong r)
 {
     return acc_add(acc_add(acc_add(acc_add(a, v.x, r), v.y, r + 1), v.z, r + 2), v.w, r + 3);
 }
 #endif
 #if LAYOUT >= 2
-inline ulong split4(ulong i, ulong4 dims, ulong4 strides)
+static inline ulong split4(ulong i, ulong4 dims, ulong4 strides)
 {
     ulong off = (i % dims.s0) * strides.s0;
     i /= dims.s0;
@@ -361,7 +366,7 @@ inline ulong split4(ulong i, ulong4 dims, ulong4 strides)
 #endif
 
 /* Merge the S lanes of every slot into lane 0 (all work-items call this: it has barriers). */
-inline acc_t tree(__local acc_t *loc, acc_t a, uint lid, uint S, uint opg)
+static inline acc_t tree(__local acc_t *loc, acc_t a, uint lid, uint S, uint opg)
 {
     uint lane = LANE_OF(lid), slot = SLOT_OF(lid);
     loc[lid] = a;

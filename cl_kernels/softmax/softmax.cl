@@ -59,7 +59,7 @@
 #endif
 
 /* exp(v - m) for an element v of a pair whose max is m; -inf contributes 0 even when m is -inf. */
-inline float sm_term(float v, float m)
+static inline float sm_term(float v, float m)
 {
     return v == -INFINITY ? 0.0f : sm_exp(v - m);
 }
@@ -68,7 +68,7 @@ inline float sm_term(float v, float m)
 /* ------------------------------------------------ CPU: one item per row */
 
 /* Largest element of the row (NaN sticks, so a NaN row stays NaN). */
-inline float cpu_row_max(__global const float *xr, ulong n)
+static inline float cpu_row_max(__global const float *xr, ulong n)
 {
     float16 v = (float16)(-INFINITY);
     ulong i = 0;
@@ -85,7 +85,7 @@ inline float cpu_row_max(__global const float *xr, ulong n)
     return m;
 }
 
-inline float cpu_hsum(float16 v)
+static inline float cpu_hsum(float16 v)
 {
     float8 h = v.lo + v.hi;
     float4 q = h.lo + h.hi;
@@ -150,7 +150,7 @@ __kernel void log_softmax_fwd(__global const float *x, ulong x_off, __global flo
 }
 
 /* LOG = 0: dx = y (dy - sum(dy y)); 1: dx = dy - exp(y) sum(dy). dx may be y or dy exactly. */
-inline void cpu_backward(__global const float *y, ulong y_off, __global const float *dy,
+static inline __attribute__((always_inline)) void cpu_backward(__global const float *y, ulong y_off, __global const float *dy,
                          ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n,
                          int LOG)
 {
@@ -213,13 +213,13 @@ __kernel void log_softmax_bwd(__global const float *y, ulong y_off, __global con
 
 
 /* s rescaled from max m to max M >= m (exact when equal, also when both are -inf). */
-inline float sm_rescale(float s, float m, float M)
+static inline float sm_rescale(float s, float m, float M)
 {
     return m == M ? s : s * sm_exp(m - M);
 }
 
 /* Combine every team's (m, s) pairs in lm/ls; each item gets its row's (M, S). */
-inline void sm_pair_reduce(__local float *lm, __local float *ls, uint lid, uint tl, float *m,
+static inline void sm_pair_reduce(__local float *lm, __local float *ls, uint lid, uint tl, float *m,
                            float *s)
 {
     lm[lid] = *m;
@@ -239,7 +239,7 @@ inline void sm_pair_reduce(__local float *lm, __local float *ls, uint lid, uint 
 }
 
 /* Sum every team's values in ls; each item gets its row's total. */
-inline float sm_sum_reduce(__local float *ls, uint lid, uint tl, float v)
+static inline float sm_sum_reduce(__local float *ls, uint lid, uint tl, float v)
 {
     ls[lid] = v;
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -255,7 +255,7 @@ inline float sm_sum_reduce(__local float *ls, uint lid, uint tl, float v)
 /* ------------------------------------------------ row held in registers */
 
 /* LOG = 0: softmax, 1: log-softmax. */
-inline void sm_forward_regs(__global const float *x, ulong x_off, __global float *out,
+static inline __attribute__((always_inline)) void sm_forward_regs(__global const float *x, ulong x_off, __global float *out,
                             ulong out_off, ulong rows, ulong n, int LOG, __local float *lm,
                             __local float *ls)
 {
@@ -300,7 +300,7 @@ inline void sm_forward_regs(__global const float *x, ulong x_off, __global float
     }
 }
 
-inline void sm_backward_regs(__global const float *y, ulong y_off, __global const float *dy,
+static inline __attribute__((always_inline)) void sm_backward_regs(__global const float *y, ulong y_off, __global const float *dy,
                              ulong dy_off, __global float *dx, ulong dx_off, ulong rows, ulong n,
                              int LOG, __local float *ls)
 {
@@ -333,7 +333,7 @@ inline void sm_backward_regs(__global const float *y, ulong y_off, __global cons
 #else
 /* ------------------------------------------------ streaming (long rows) */
 
-inline void sm_forward_stream(__global const float *x, ulong x_off, __global float *out,
+static inline __attribute__((always_inline)) void sm_forward_stream(__global const float *x, ulong x_off, __global float *out,
                               ulong out_off, ulong rows, ulong n, int LOG, __local float *lm,
                               __local float *ls)
 {
@@ -363,7 +363,7 @@ inline void sm_forward_stream(__global const float *x, ulong x_off, __global flo
     }
 }
 
-inline void sm_backward_stream(__global const float *y, ulong y_off, __global const float *dy,
+static inline __attribute__((always_inline)) void sm_backward_stream(__global const float *y, ulong y_off, __global const float *dy,
                                ulong dy_off, __global float *dx, ulong dx_off, ulong rows,
                                ulong n, int LOG, __local float *ls)
 {

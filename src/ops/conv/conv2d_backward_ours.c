@@ -9,6 +9,7 @@
 
 #include "memory/memory.h"
 #include "ops/conv/conv2d_backward.h"
+#include "ops/conv/conv_params.h"
 #include "ops/common/launch.h"
 #include "program/program.h"
 #include "tune/dispatch_common.h"
@@ -16,10 +17,10 @@
 #define FAMILY "conv2d_backward"
 #define TILE_WG 256u
 /* grad-input tile: 64 input channels x 128 (n, h, w) columns, 4 x 8 per item */
-#define DX_OPTS "-DTM=64 -DTN=128 -DTK=16 -DRM=4 -DRN=8"
+#define DX_OPTS CLT__CONVB_DX_OPTS
 #define DX_LOCAL_BYTES ((16 * 64 + 16 * 128) * 4)
 /* grad-weight tile: 64 output channels x 64 (ci, ky, kx) columns, 4 x 4 per item, split K */
-#define DW_OPTS "-DTM=64 -DTN=64 -DTK=16 -DRM=4 -DRN=4"
+#define DW_OPTS CLT__CONVB_DW_OPTS
 #define DW_TM 64
 #define DW_TN 64
 #define DW_TK 16

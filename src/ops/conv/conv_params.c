@@ -3,7 +3,11 @@
  *   128x128 tiles, 16x16 items of 8x8, K slice 16, double-buffered, 32 KiB local); 64x128 with
  *   8x16 items keeps 8x8 per item when a group has only 64 output channels (most CNN layers);
  *   64x64 and 32x32 for grids that would not fill the 132 SMs.
- * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same list, every group <= 256 items.
+ * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): 64x128 of 16x16 items (4x8 per item), 64x64,
+ *   32x32. From the kernel ISA check (tests/isa, conv2d.cl with k unrolled by 2 on AMD), gfx902
+ *   VGPRs / waves per SIMD (CHMAJOR 0 / 1), no scratch: 128x128 (NVIDIA's first) 124 / 2 and
+ *   156 / 1; 64x128 of 8x16 items (8x8 per item) 145 / 1; 64x128 of 16x16 items 79 / 3 and
+ *   107 / 2; 64x64 61-62 / 4; 32x32 75-93 / 2-3. Not timed on AMD hardware.
  * - CPU (POCL): prefer_cpu = im2col in cache-sized chunks + our CPU GEMM (conv2d_clblast.c;
  *   2-8x the direct kernel on 2 cores); the CPU-style direct kernel (conv2d_cpu.cl), 4 channels x
  *   16 pixels per item, 8 items per group, and the tiled list stay as fallbacks.
@@ -45,8 +49,8 @@ static const clt__conv_table nvidia_table = {
 };
 
 static const clt__conv_table amd_table = {
-    "amd", 0, 4,
-    {{128, 128, 16, 16, 16}, {64, 128, 16, 8, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
+    "amd", 0, 3,
+    {{64, 128, 16, 16, 16}, {64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}},
     4, 8, 64, 32, 32, 1024,
 };
 
@@ -58,13 +62,18 @@ static const clt__conv_table default_table = {
     "default", 0, 2, {{64, 64, 16, 16, 16}, {32, 32, 16, 8, 8}}, 4, 8, 64, 32, 32, 1024,
 };
 
-const clt__conv_table *clt__conv_table_for(const clt_context *ctx)
+const clt__conv_table *clt__conv_table_of_class(clt__device_class c)
 {
     static const clt__conv_table *const by_class[] = {[CLT__CLASS_NVIDIA] = &nvidia_table,
                                                    [CLT__CLASS_AMD] = &amd_table,
                                                    [CLT__CLASS_CPU] = &cpu_table,
                                                    [CLT__CLASS_DEFAULT] = &default_table};
-    return by_class[clt__device_class_of(ctx)];
+    return by_class[c];
+}
+
+const clt__conv_table *clt__conv_table_for(const clt_context *ctx)
+{
+    return clt__conv_table_of_class(clt__device_class_of(ctx));
 }
 
 void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *buf, size_t cap)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "runtime/runtime.h"
+#include "tune/dispatch_common.h"
 
 /* conv2d.cl (implicit GEMM): MWG x NWG tile per work-group of MDIMC x NDIMC items, K slices of KWG. */
 typedef struct clt__conv_tiled_cfg {
@@ -34,6 +35,16 @@ const clt__conv_table *clt__conv_table_for(const clt_context *ctx);
 
 /* "-DMWG=.. -DNWG=.. -DKWG=.. -DMDIMC=.. -DNDIMC=.. -DCHMAJOR=.." (part of the cache key). */
 void clt__conv_tiled_options(const clt__conv_tiled_cfg *c, int chmajor, char *buf, size_t cap);
+/* The table of device class c, whatever the device (the kernel ISA check lists the CPU class's
+ * variants for every target). */
+const clt__conv_table *clt__conv_table_of_class(clt__device_class c);
+
+/* conv2d_backward.cl tiles (conv2d_backward_ours.c): grad-input 64 input channels x 128 (n, h, w)
+ * columns, 4 x 8 per item; grad-weight 64 output channels x 64 (ci, ky, kx) columns, 4 x 4 per
+ * item. 256 items per group either way. */
+#define CLT__CONVB_DX_OPTS "-DTM=64 -DTN=128 -DTK=16 -DRM=4 -DRN=8"
+#define CLT__CONVB_DW_OPTS "-DTM=64 -DTN=64 -DTK=16 -DRM=4 -DRN=4"
+
 size_t clt__conv_tiled_local_bytes(const clt__conv_tiled_cfg *c);
 int clt__conv_tiled_wg(const clt__conv_tiled_cfg *c);
 

@@ -46,4 +46,11 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
                                 const clt_tensor *const *inputs, int nscalars, const float *scalars,
                                 clt_tensor *out);
 
+/* The program clt_expr_eval would build for these arguments (same validation): the full source
+ * (elementwise.cl prelude + generated kernel, heap for the caller) and its build options (static).
+ * Nothing is built or enqueued: the kernel ISA check (src/tools/expr_variants.c) compiles it. */
+clt_status clt__expr_program(const clt_expr *e, int root, int ninputs,
+                             const clt_tensor *const *inputs, int nscalars, const float *scalars,
+                             clt_tensor *out, char **source, const char **options);
+
 #endif

@@ -79,7 +79,7 @@ static const char *vbinary_fmt(int op)
     }
 }
 
-/* inline T expr_f(T x0.., float s<slot>..) { const T v0 = ...; return vR; }, T = float, or CLT_VF
+/* static inline T expr_f(T x0.., float s<slot>..) { const T v0 = ...; return vR; }, T = float, or CLT_VF
  * in the cpu layout (scalars stay float arguments and are widened once). */
 static void gen_function(sbuf *b, const clt_expr *e, int root, const unsigned char *reach,
                          const clt__expr_plan *p)
@@ -88,7 +88,7 @@ static void gen_function(sbuf *b, const clt_expr *e, int root, const unsigned ch
     for (int k = 0; k < p->n_in; k++)
         pos_of_slot[p->in_slot[k]] = k;
     const char *t = p->vec ? "CLT_VF" : "float", *v = p->vec ? "v" : "";
-    put(b, "\ninline %s expr_f(", t);
+    put(b, "\nstatic inline %s expr_f(", t);
     const char *sep = "";
     for (int k = 0; k < p->n_in; k++, sep = ", ")
         put(b, "%s%s x%d", sep, t, k);

@@ -284,15 +284,10 @@ static int use_streaming_stores(clt_context *ctx, const clt__expr_plan *p)
     return bytes > cache;
 }
 
-#define CLT__STR_(x) #x
-#define CLT__STR(x) CLT__STR_(x)
-
-
-/* Miss path: prelude (elementwise.cl with activations inlined) + generated text, compiled once
- * per device and structure. */
-static clt_status build_kernel(clt_context *ctx, const char *key, const char *options,
-                               const clt_expr *e, int root, const unsigned char *reach,
-                               const clt__expr_plan *plan, cl_kernel *kernel)
+/* Prelude (elementwise.cl with activations inlined) + generated text: the whole program. */
+static clt_status make_source(clt_context *ctx, const clt_expr *e, int root,
+                              const unsigned char *reach, const clt__expr_plan *plan, char **out,
+                              size_t *body_at)
 {
     char *prelude = NULL;
     size_t plen = 0;
@@ -308,11 +303,90 @@ static clt_status build_kernel(clt_context *ctx, const char *key, const char *op
     }
     memcpy(source, prelude, plen);
     strcpy(source + plen, body);
-    clt__log("expression %s: generated kernel:\n%s", key, body);
-    st = clt__kernel_get_source(ctx, key, source, options, CLT__EXPR_KERNEL_NAME, kernel);
     free(prelude);
     free(body);
+    *out = source;
+    *body_at = plen;
+    return CLT_SUCCESS;
+}
+
+/* Miss path: the program, compiled once per device and structure. */
+static clt_status build_kernel(clt_context *ctx, const char *key, const char *options,
+                               const clt_expr *e, int root, const unsigned char *reach,
+                               const clt__expr_plan *plan, cl_kernel *kernel)
+{
+    char *source = NULL;
+    size_t body_at = 0;
+    clt_status st = make_source(ctx, e, root, reach, plan, &source, &body_at);
+    if (st != CLT_SUCCESS)
+        return st;
+    clt__log("expression %s: generated kernel:\n%s", key, source + body_at);
+    st = clt__kernel_get_source(ctx, key, source, options, CLT__EXPR_KERNEL_NAME, kernel);
     free(source);
+    return st;
+}
+
+#define CLT__STR_(x) #x
+#define CLT__STR(x) CLT__STR_(x)
+
+/* Everything an evaluation decides before it builds or launches: the reached nodes, the plan, the
+ * structure key and the build options (the layout is in the options, and so in the cache key, not
+ * in the structure key). */
+typedef struct prepared {
+    unsigned char reach[CLT_EXPR_MAX_NODES];
+    clt__expr_plan plan;
+    char key[CLT__EXPR_KEY_MAX];
+    const char *options;
+} prepared;
+
+static clt_status prepare(const char *who, const clt_expr *e, int root, int ninputs,
+                          const clt_tensor *const *inputs, int nscalars, const float *scalars,
+                          clt_tensor *out, prepared *pr)
+{
+    clt_context *ctx = out->ctx;
+    clt__expr_plan *plan = &pr->plan;
+    clt_status st = validate(who, e, root, ninputs, inputs, nscalars, scalars, out, pr->reach, plan);
+    if (st != CLT_SUCCESS)
+        return st;
+    plan->n = (uint64_t)out->numel;
+    plan->idx32 = plan->n < (1ull << 31);
+    plan->vec = clt__cpu_style(ctx) ? CPU_VEC : 0;
+    /* Typed vector loads need every offset a multiple of the chunk (4 or W elements). */
+    size_t chunk = plan->vec ? (size_t)plan->vec : 4;
+    plan->offsets = 0;
+    for (int k = -1; k < plan->n_in; k++) {
+        size_t off = (k < 0 ? out : inputs[plan->in_slot[k]])->offset / sizeof(float);
+        if (off && plan->offsets < 1)
+            plan->offsets = 1;
+        if (off % chunk)
+            plan->offsets = 2;
+    }
+    make_plan(inputs, out, plan);
+    if (!clt__expr_key(e, root, pr->reach, plan, pr->key))
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: expression key too long", who);
+    static const char vec_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC);
+    static const char stream_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC) " -DCLT_EW_NT=1";
+    pr->options = !plan->vec ? "" : use_streaming_stores(ctx, plan) ? stream_opt : vec_opt;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__expr_program(const clt_expr *e, int root, int ninputs,
+                             const clt_tensor *const *inputs, int nscalars, const float *scalars,
+                             clt_tensor *out, char **source, const char **options)
+{
+    if (!out)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt__expr_program: out is NULL");
+    prepared pr;
+    clt_status st = prepare("clt__expr_program", e, root, ninputs, inputs, nscalars, scalars, out, &pr);
+    if (st == CLT_SUCCESS && out->numel == 0)
+        st = clt__fail(out->ctx, CLT_ERR_INVALID_ARGUMENT, "clt__expr_program: out is empty");
+    if (st == CLT_SUCCESS)
+    {
+        size_t body_at;
+        st = make_source(out->ctx, e, root, pr.reach, &pr.plan, source, &body_at);
+    }
+    if (st == CLT_SUCCESS)
+        *options = pr.options;
     return st;
 }
 
@@ -323,38 +397,14 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
     if (!out)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: out is NULL", who);
     clt_context *ctx = out->ctx;
-    unsigned char reach[CLT_EXPR_MAX_NODES];
-    clt__expr_plan plan;
-    clt_status st =
-        validate(who, e, root, ninputs, inputs, nscalars, scalars, out, reach, &plan);
+    prepared pr;
+    clt_status st = prepare(who, e, root, ninputs, inputs, nscalars, scalars, out, &pr);
     if (st != CLT_SUCCESS || out->numel == 0)
         return st;
-
-    plan.n = (uint64_t)out->numel;
-    plan.idx32 = plan.n < (1ull << 31);
-    plan.vec = clt__cpu_style(ctx) ? CPU_VEC : 0;
-    /* Typed vector loads need every offset a multiple of the chunk (4 or W elements). */
-    size_t chunk = plan.vec ? (size_t)plan.vec : 4;
-    plan.offsets = 0;
-    for (int k = -1; k < plan.n_in; k++) {
-        size_t off = (k < 0 ? out : inputs[plan.in_slot[k]])->offset / sizeof(float);
-        if (off && plan.offsets < 1)
-            plan.offsets = 1;
-        if (off % chunk)
-            plan.offsets = 2;
-    }
-    make_plan(inputs, out, &plan);
-
-    char key[CLT__EXPR_KEY_MAX];
-    if (!clt__expr_key(e, root, reach, &plan, key))
-        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: expression key too long", who);
-    /* The layout is in the options (and so in the cache key), not in the structure key. */
-    static const char vec_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC);
-    static const char stream_opt[] = "-DCLT_EW_VEC=" CLT__STR(CPU_VEC) " -DCLT_EW_NT=1";
-    const char *options = !plan.vec ? "" : use_streaming_stores(ctx, &plan) ? stream_opt : vec_opt;
-    cl_kernel kernel = clt__kernel_find(ctx, key, options, CLT__EXPR_KERNEL_NAME);
+    clt__expr_plan plan = pr.plan;
+    cl_kernel kernel = clt__kernel_find(ctx, pr.key, pr.options, CLT__EXPR_KERNEL_NAME);
     if (!kernel) {
-        st = build_kernel(ctx, key, options, e, root, reach, &plan, &kernel);
+        st = build_kernel(ctx, pr.key, pr.options, e, root, pr.reach, &plan, &kernel);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
     }

@@ -12,8 +12,12 @@
  *   addresses per read. H200, one call each against the default layout, us: 1024^3 79.9 vs
  *   85.7-86.0, 4096^3 3142 vs 3160, 8192^3 24870 vs 25017-25054, 512^3 15.83 vs 16.00-16.10; mlp
  *   1000x128x128 9.01 vs 10.46, 256x1024x1024 25.58 vs 26.17; the stem's grad-weight 164.4 vs 164.6.
- * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same 8x8-per-item shape (4 waves per group,
- *   <= 128 VGPRs for two groups per CU), then 64x64 and 32x32 for small grids.
+ * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): 64x128 tiles of 16x16 items (4x8 per item, 4
+ *   waves per group), then 64x64 and 32x32 for small grids. From the kernel ISA check (tests/isa:
+ *   clang-15 for gfx902, gemm_tiled.cl's k loop unrolled by 2 there), VGPRs / waves per SIMD, no
+ *   scratch: 128x128 (8x8 per item, the earlier first config) 121-144 / 1-2 plain and 125-143 with
+ *   260 B of scratch per lane under a fused GELU with 64-bit indices; 64x128 80-81 / 3 with both;
+ *   64x64 63 / 4; 32x32 77-83 / 3. Not timed on AMD hardware.
  * - CPU (POCL): the CPU-style kernel (src/README.md, Dispatch and tuning), 6 rows x float16 per item (12 of the 16
  *   AVX2 registers hold accumulators), 16 items per group sharing a 256 x 16 panel of B: measured
  *   37-41 GFLOP/s at 1024^3 on 2 cores vs 8.8 for CLBlast.
@@ -38,7 +42,7 @@ static const clt__gemm_table nvidia_table = {
 
 static const clt__gemm_table amd_table = {
     "amd", 0, 3,
-    {{128, 128, 16, 16, 16, 4, 1}, {64, 64, 16, 16, 16, 4, 1}, {32, 32, 16, 8, 8, 4, 1}},
+    {{64, 128, 16, 16, 16, 4, 1}, {64, 64, 16, 16, 16, 4, 1}, {32, 32, 16, 8, 8, 4, 1}},
     {4, 16, 8}, 64, 4, 64, 4, 262144.0, 8, 0,
 };
 

@@ -56,7 +56,6 @@ static int mostly_padding(const clt__gemm_problem *p, const clt__gemm_tiled_cfg 
 {
     return 2 * (uint64_t)p->m * (uint64_t)p->n < covered_area(p, c);
 }
-#define SPLIT_MAX_TILE (128 * 128) /* tiles this big are never split (see above) */
 /* A product that is mostly reduction (k >= 16 max(m, n): grad-weight GEMMs) spends nearly all its
  * time in the split tiles, padding included: among the split candidates from `from` on with 64 or
  * more rows per tile, the one covering m x n with the least area (ties: the bigger tile). */

@@ -11,6 +11,9 @@
  * MIN_SPLIT_STEPS k slices, so the partial tiles' traffic stays small next to the products. */
 #define SPLIT_COUNTERS 4096
 #define MIN_SPLIT_STEPS 4
+/* Tiles this big (MWG * NWG) are never split by the automatic choice (gemm_tiled_choice.c); only
+ * the forced switches (CLT_GEMM_VARIANT=tiled:<i>:<pieces>, k segments of A) split them. */
+#define SPLIT_MAX_TILE (128 * 128)
 #define MAX_PIECES 128 /* the 7x7 stem grad-weight (5 tiles of 64x32): 128 pieces measured best */
 
 /* Whether config c fits ctx's local memory and work-group limits. */

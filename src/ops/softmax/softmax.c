@@ -6,10 +6,15 @@
 #include "ops/common/launch.h"
 #include "program/program.h"
 #include "tensor/tensor.h"
+#include "tune/dispatch_common.h"
 
 #define SOFTMAX_FAMILY "softmax"
 #define PREFERRED_GROUP 256 /* items per group for most shapes */
 #define LONG_ROW_GROUP 1024 /* streaming rows: one big group per row */
+/* AMD (the gfx902 profile too): at most 8 registers per item, longer rows stream. The kernel ISA
+ * check on gfx902 (tests/isa): SM_K 16 took 65-67 VGPRs (3 waves per SIMD), 32 took 103-130 (1-2);
+ * 8 takes 31-35 (7-8 waves), and a memory-bound kernel wants the waves. */
+#define AMD_MAX_REGISTER_ELEMENTS 8
 #define REGISTER_ELEMENTS 8 /* elements per item in the register variant, raised to 16 or 32 for
                                rows of one group: few (team, K) pairs keep the programs few */
 
@@ -35,9 +40,9 @@ static uint64_t floor_pow2(uint64_t v)
 }
 
 /* Team and register count for rows of n under a group of wg items (a power of two): teams of 1,
- * 8, 64 or the whole group with 8 elements per item, or the whole group with 16 or 32; longer
- * rows stream (k = 0). */
-static void plan_team(sm_plan *p, uint64_t n, unsigned wg)
+ * 8, 64 or the whole group with 8 elements per item, or the whole group with 16 or 32 (up to
+ * k_cap); longer rows stream (k = 0). */
+static void plan_team(sm_plan *p, uint64_t n, unsigned wg, unsigned k_cap)
 {
     p->wg = wg;
     p->k = REGISTER_ELEMENTS;
@@ -48,10 +53,15 @@ static void plan_team(sm_plan *p, uint64_t n, unsigned wg)
             return;
         }
     p->team = wg;
-    while (p->k <= 32 && n > (uint64_t)p->k * wg)
+    while (p->k <= k_cap && n > (uint64_t)p->k * wg)
         p->k *= 2;
-    if (p->k > 32)
+    if (p->k > k_cap)
         p->k = 0;
+}
+
+static unsigned max_k(const clt_context *ctx)
+{
+    return clt__device_class_of(ctx) == CLT__CLASS_AMD ? AMD_MAX_REGISTER_ELEMENTS : 32;
 }
 
 /* The first plan for a shape: group size from the context's limits (a power of two, so teams
@@ -64,9 +74,9 @@ static sm_plan first_plan(const clt_context *ctx, uint64_t n)
         limit = by_local;
     limit = floor_pow2(limit ? limit : 1);
     sm_plan p;
-    plan_team(&p, n, (unsigned)(limit < PREFERRED_GROUP ? limit : PREFERRED_GROUP));
+    plan_team(&p, n, (unsigned)(limit < PREFERRED_GROUP ? limit : PREFERRED_GROUP), max_k(ctx));
     if (p.k == 0 && limit > PREFERRED_GROUP)
-        plan_team(&p, n, (unsigned)(limit < LONG_ROW_GROUP ? limit : LONG_ROW_GROUP));
+        plan_team(&p, n, (unsigned)(limit < LONG_ROW_GROUP ? limit : LONG_ROW_GROUP), max_k(ctx));
     return p;
 }
 
@@ -87,7 +97,7 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_
         if (p->wg == 1)
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: kernel %s accepts no work-group size",
                              who, name);
-        plan_team(p, n, (unsigned)floor_pow2(kernel_max > 0 ? kernel_max : 1));
+        plan_team(p, n, (unsigned)floor_pow2(kernel_max > 0 ? kernel_max : 1), max_k(ctx));
     }
 }
 
