@@ -2,13 +2,16 @@
  *   "CLTPROG1" | u32 format version | 32 key chars | u64 payload size | u64 payload checksum |
  * payload (integers little-endian). Files are written under a temp name and renamed, so a reader
  * never sees half a file; anything unexpected is a silent miss, because the cache only saves
- * compile time. */
+ * compile time. A driver can abort the process while loading a binary it dislikes (POCL asserts),
+ * which no caller can catch; so a load is bracketed by a trial mark, <dir>/<32 hex>.trial holding
+ * the loader's pid, and a mark whose process is gone means that entry is discarded, never retried. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -163,11 +166,12 @@ int clt__disk_cache_load(const char *dir, const clt_cache_key *key, unsigned cha
     char path[1100];
     if (!dir || !*dir || !file_path(path, sizeof path, dir, key))
         return 0;
-    int fd = open(path, O_RDONLY);
+    char why_open[1300];
+    int fd = clt__open_regular(path, why_open, sizeof why_open); /* a FIFO must not block us */
     if (fd < 0) {
         if (errno != ENOENT) {
             *rejected = 1;
-            clt__log("disk cache: cannot open %s: %s", path, strerror(errno));
+            clt__log("disk cache: rejecting entry: %s", why_open);
         }
         return 0;
     }
@@ -268,6 +272,95 @@ int clt__disk_cache_store(const char *dir, const clt_cache_key *key, const unsig
         unlink(temp);
     }
     return ok;
+}
+
+static int mark_path(char *buf, size_t cap, const char *dir, const clt_cache_key *key)
+{
+    int n = snprintf(buf, cap, "%s/%s.trial", dir, key->hex);
+    return n > 0 && (size_t)n < cap;
+}
+
+void clt__disk_cache_discard(const char *dir, const clt_cache_key *key)
+{
+    char path[1100];
+    if (!dir || !*dir)
+        return;
+    if (file_path(path, sizeof path, dir, key))
+        unlink(path);
+    if (mark_path(path, sizeof path, dir, key))
+        unlink(path);
+}
+
+/* The pid recorded in a trial mark; 0 when it cannot be read (an empty mark: its writer died
+ * between creating and filling it, or the file is not ours). */
+static long mark_owner(const char *mark)
+{
+    char why[64], text[32];
+    int fd = clt__open_regular(mark, why, sizeof why);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char *end;
+    long pid = strtol(text, &end, 10);
+    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+static int process_alive(long pid)
+{
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key)
+{
+    char mark[1100];
+    if (!dir || !*dir || !mark_path(mark, sizeof mark, dir, key))
+        return CLT_TRIAL_SKIP;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            char text[32];
+            int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+            int ok = write_all(fd, (const unsigned char *)text, (size_t)n);
+            ok = close(fd) == 0 && ok;
+            if (ok)
+                return CLT_TRIAL_STARTED;
+            unlink(mark);
+            return CLT_TRIAL_SKIP;
+        }
+        if (errno != EEXIST) {
+            /* No mark, no protection: an entry that could kill us must not be loaded unguarded. */
+            clt__log("disk cache: cannot create trial mark %s: %s", mark, strerror(errno));
+            return CLT_TRIAL_SKIP;
+        }
+        long owner = mark_owner(mark);
+        if (owner > 0 && owner != (long)getpid() && process_alive(owner))
+            return CLT_TRIAL_SKIP; /* another process is trying this entry right now */
+        if (owner == 0 && attempt == 0) {
+            /* Maybe a writer between creating and filling its mark: look once more. */
+            struct timespec pause = {0, 20 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+            owner = mark_owner(mark);
+            if (owner > 0 && owner != (long)getpid() && process_alive(owner))
+                return CLT_TRIAL_SKIP;
+        }
+        /* The process that loaded this entry died doing it (or left garbage): never again. */
+        clt__log("disk cache: %s left by a load that never finished (pid %ld): discarding the entry",
+                 mark, owner);
+        clt__disk_cache_discard(dir, key);
+        return CLT_TRIAL_STALE;
+    }
+    return CLT_TRIAL_SKIP;
+}
+
+void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key)
+{
+    char mark[1100];
+    if (dir && *dir && mark_path(mark, sizeof mark, dir, key))
+        unlink(mark);
 }
 
 static int ends_with_bin(const char *name)

@@ -93,6 +93,15 @@ int clt__disk_cache_load(const char *dir, const clt_cache_key *key, unsigned cha
 int clt__disk_cache_store(const char *dir, const clt_cache_key *key, const unsigned char *data,
                           size_t size);
 /* Number of files and total bytes of cache files in dir (for clt-info). */
+/* Trial marks around loading an entry into the driver (see disk_cache.c). STARTED: the mark is
+ * ours, load, then end the trial (success) or discard (failure). SKIP: do not load now (another
+ * live process is trying it, or no mark can be written), compile instead. STALE: a load of this
+ * entry never finished; the entry and its mark are gone, compile and store afresh. */
+typedef enum { CLT_TRIAL_STARTED, CLT_TRIAL_SKIP, CLT_TRIAL_STALE } clt_trial;
+clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key);
+void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key);
+/* Removes the entry of key and its trial mark. */
+void clt__disk_cache_discard(const char *dir, const clt_cache_key *key);
 void clt__disk_cache_usage(const char *dir, uint64_t *files, uint64_t *bytes);
 
 /* Build options common to every program on this context (e.g. "-cl-std=CL1.2 -DCLT_WAVE=32"), to

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cltensor.h"
 
@@ -41,6 +42,15 @@ const char *clt__cl_error_name(cl_int err);
 /* Logging to stderr, only when CLT_LOG=debug. */
 int clt__log_enabled(void);
 void clt__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------ regular_file.c */
+
+/* Opens path for reading only when it is a regular file, never blocking on a FIFO or device:
+ * -1 with errno set and a message naming the path in why otherwise (errno ENOENT when absent,
+ * EINVAL when not a regular file). */
+int clt__open_regular(const char *path, char *why, size_t cap);
+/* Same as a stdio stream ("rb"). */
+FILE *clt__fopen_regular(const char *path, char *why, size_t cap);
 
 /* ------------------------------------------------------------ device.c */
 

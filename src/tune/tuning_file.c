@@ -250,11 +250,10 @@ int clt__tuning_write(const char *path, const clt__tuning_entries *e, char *why,
 int clt__tuning_read(const char *path, clt__tuning_entries *out, char *why, size_t cap)
 {
     out->n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, cap, "cannot open: %s", strerror(errno));
+    /* A FIFO or device named by CLT_TUNING_FILE must be refused, not waited on. */
+    FILE *f = clt__fopen_regular(path, why, cap);
+    if (!f)
         return -1;
-    }
     char *buf = malloc(CLT_TUNING_MAX_BYTES + 1);
     if (!buf) {
         fclose(f);

@@ -66,6 +66,8 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
                          (int)p->act);
     const int64_t hw = g->ho * g->wo, kg = g->ci_g * g->kh * g->kw;
     const int64_t per_image = g->ci * g->kh * g->kw * hw; /* col elements of one image */
+    if (per_image < 1) /* geometry checks reject Ci = 0; never divide by it below */
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: an image has no im2col elements", who);
     if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: im2col of one image exceeds 2^31 elements",
                          who);
