@@ -160,7 +160,7 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     int index;
     clt_status st = clt__device_resolve(opts->device, &index);
     if (st != CLT_SUCCESS)
-        return st;
+        return clt__prefix_error(NULL, st, "clt_context_create");
     const clt_device_entry *list;
     int n;
     clt__device_list(&list, &n);
@@ -168,7 +168,7 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     memset(&limits, 0, sizeof limits);
     st = clt__profile_limits(&list[index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"), &limits);
     if (st != CLT_SUCCESS)
-        return st;
+        return clt__prefix_error(NULL, st, "clt_context_create");
     limits.memory_limit = limit;
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
     snprintf(limits.kernel_dir, sizeof limits.kernel_dir, "%s", kdir ? kdir : "");

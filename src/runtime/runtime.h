@@ -108,6 +108,7 @@ struct clt_context {
     } wg_cache[64];
     char *error;                    /* last failure message, heap, grows as needed */
     size_t error_cap;
+    int rehearsal; /* ops/common/launch.h clt__rehearse_then_run: build and check, enqueue nothing */
 };
 
 /* Parse "123", "64K", "512M", "2G" (powers of 1024). Returns 0 on success. */

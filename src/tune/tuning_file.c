@@ -143,6 +143,11 @@ int clt__tuning_parse(const char *text, size_t len, clt__tuning_entries *out, ch
                  CLT_TUNING_MAX_BYTES);
         return -1;
     }
+    if (memchr(text, '\r', len)) {
+        /* Said first: otherwise "1\r" reads as "format version 1, this library reads 1". */
+        snprintf(why, cap, "CR line endings (a DOS/Windows-converted file); the format is LF only");
+        return -1;
+    }
     size_t pos = 0;
     int line_no = 0, checked = 0;
     while (pos < len) {

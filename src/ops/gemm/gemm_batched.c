@@ -131,7 +131,8 @@ clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64
                             int64_t ldb, float beta, clt_tensor *const *c, const int64_t *c_offsets,
                             int64_t ldc, int64_t batch, const clt_gemm_epilogue *epilogue)
 {
-    clt_context *ctx = c && batch > 0 && c[0] ? c[0]->ctx : NULL;
+    /* batch < 0 too: the message belongs in the context of the C the caller passed. */
+    clt_context *ctx = c && batch != 0 && c[0] ? c[0]->ctx : NULL;
     if (batch < 0)
         return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, WHO ": batch is negative (%lld)",
                          (long long)batch);
