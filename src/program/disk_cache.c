@@ -126,11 +126,14 @@ static int read_all(int fd, unsigned char *buf, size_t size)
     return 1;
 }
 
+/* write(2), replaceable by tests to simulate a full disk (no portable way to fill one). */
+ssize_t (*clt__disk_cache_write_fn)(int fd, const void *buf, size_t size) = write;
+
 static int write_all(int fd, const unsigned char *buf, size_t size)
 {
     size_t done = 0;
     while (done < size) {
-        ssize_t n = write(fd, buf + done, size - done);
+        ssize_t n = clt__disk_cache_write_fn(fd, buf + done, size - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)

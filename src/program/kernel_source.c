@@ -280,7 +280,7 @@ clt_status clt__kernel_source(const clt_context *ctx, const char *family, const 
                        family, file);
     else if (r < 0)
         st = clt__fail(ctx, CLT_ERR_IO, "kernel source: cannot read %s/%s: %s", kernel_dir, file,
-                       strerror(errno));
+                       errno == EINVAL ? "not a regular file" : strerror(errno));
     else
         st = inline_file(&in, file, data, len, 0);
     free(owned);

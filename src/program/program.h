@@ -4,6 +4,8 @@
 #ifndef CLT_PROGRAM_H
 #define CLT_PROGRAM_H
 
+#include <sys/types.h>
+
 #include "runtime/runtime.h"
 
 /* ------------------------------------------------------ kernel_source.c */
@@ -100,6 +102,8 @@ int clt__disk_cache_store(const char *dir, const clt_cache_key *key, const unsig
 typedef enum { CLT_TRIAL_STARTED, CLT_TRIAL_SKIP, CLT_TRIAL_STALE } clt_trial;
 clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key);
 void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key);
+/* The write(2) the disk cache uses; tests swap it to simulate a full disk. */
+extern ssize_t (*clt__disk_cache_write_fn)(int fd, const void *buf, size_t size);
 /* Removes the entry of key and its trial mark. */
 void clt__disk_cache_discard(const char *dir, const clt_cache_key *key);
 void clt__disk_cache_usage(const char *dir, uint64_t *files, uint64_t *bytes);
