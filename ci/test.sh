@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: builds (installing what is missing), then runs every ctest test on every OpenCL
-# device present (POCL at least), each test under both device profiles (native and gfx902).
+# device present (POCL at least), each test under both device profiles (native and gfx902), then the
+# sanitizer job (ci/sanitize.sh).
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$top/ci/setup.sh"
@@ -29,6 +30,14 @@ for d in $devices; do
     passed=$((passed + n - f))
     failed=$((failed + f))
 done
-echo "ctest tests on every device, each under both profiles:"
-echo "summary: $passed passed, $failed failed"
+# The sanitizer job (ASan + UBSan + LSan over the Check suite on POCL, its own build-asan/): one
+# more test in the summary.
+echo "=== sanitizer job (ci/sanitize.sh)"
+if bash "$top/ci/sanitize.sh"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+echo "ctest tests on every device, each under both profiles, and the sanitizer job:"
+echo "summary: $passed passed, $failed failed (ci/test.sh took $SECONDS s)"
 [ "$failed" -eq 0 ]

@@ -325,6 +325,44 @@ START_TEST(checksum_valid_garbage_is_tried_once)
 }
 END_TEST
 
+/* The store-side guard: a POCL binary is stored only with a non-empty program.bc record. */
+START_TEST(pocl_binary_without_program_bc_is_not_stored)
+{
+    char *kdir, *cdir;
+    warm_cache(&kdir, &cdir);
+    clt_cache_key key = only_entry(cdir);
+    char path[1200];
+    entry_path(path, sizeof path, cdir, &key, ".bin");
+    size_t size;
+    unsigned char *file = read_file(path, &size), *bin = file + 60;
+    size_t n = size - 60;
+    if (n > 8 && memcmp(bin, "poclbin", 8) == 0) {
+        ck_assert_ptr_null(clt__binary_defect(bin, n));
+        size_t at = 24;
+        while (at + 19 < n && !(bin[at] == 11 && memcmp(bin + at + 4, "/program.bc", 11) == 0))
+            at++;
+        ck_assert_uint_lt(at + 19, n);
+        uint32_t len = (uint32_t)bin[at + 15] | (uint32_t)bin[at + 16] << 8 |
+                       (uint32_t)bin[at + 17] << 16 | (uint32_t)bin[at + 18] << 24;
+        /* POCL 3.1's form: the record left out entirely. */
+        unsigned char *cut = malloc(n);
+        memcpy(cut, bin, at);
+        memcpy(cut + at, bin + at + 19 + len, n - (at + 19 + len));
+        ck_assert_ptr_nonnull(clt__binary_defect(cut, n - (19 + len)));
+        /* An empty record, and a truncated one. */
+        memset(cut, 0, n);
+        memcpy(cut, bin, n);
+        memset(cut + at + 15, 0, 4);
+        ck_assert_ptr_nonnull(clt__binary_defect(cut, n));
+        ck_assert_ptr_nonnull(clt__binary_defect(bin, at + 19 + len / 2));
+        free(cut);
+    }
+    ck_assert_ptr_nonnull(clt__binary_defect(bin, 0));
+    free(file);
+    done(kdir, cdir);
+}
+END_TEST
+
 START_TEST(trial_marks_of_dead_and_live_processes)
 {
     char *kdir, *cdir;
@@ -540,6 +578,7 @@ Suite *cache_faults_suite(void)
     TCase *tc = tcase_create("faults");
     tcase_add_test(tc, truncated_entry_costs_one_rebuild);
     tcase_add_loop_test(tc, checksum_valid_garbage_is_tried_once, 0, 3);
+    tcase_add_test(tc, pocl_binary_without_program_bc_is_not_stored);
     tcase_add_test(tc, trial_marks_of_dead_and_live_processes);
     tcase_add_test(tc, fifo_entry_neither_blocks_nor_stays);
     tcase_add_test(tc, fifo_tuning_file_and_kernel_source_rejected);

@@ -68,6 +68,9 @@ clt_status clt__kernel_get_source(clt_context *ctx, const char *key, const char 
 clt_status clt__kernel_map_create(struct clt_kernel_map **out);
 void clt__kernel_map_destroy(struct clt_kernel_map *km);
 
+/* Why a program binary must not be stored (POCL binaries missing program.bc), NULL when fine. */
+const char *clt__binary_defect(const unsigned char *bin, size_t size);
+
 /* ------------------------------------------------------------ disk_cache.c */
 
 /* Bumped whenever the file layout or what the key covers changes: old files then simply miss. */

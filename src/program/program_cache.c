@@ -265,13 +265,15 @@ static uint32_t le32(const unsigned char *p)
 /* Why a binary the driver just gave us must not be stored; NULL when it looks whole. POCL 3.x
  * serialises a program by reading the files of its own kernel cache directory back from disk and
  * ignores a failed read (serialize_file in pocl_binary.c): when program.bc there is missing or
- * unreadable at that moment (the cache directory is shared by every process and keyed by the
- * build, so a concurrent process building the same program rewrites it, and POCL's cache can be
- * cleaned under us), the binary carries an empty program.bc record, and loading it later aborts
- * the loading process (assert "len > 0" in pocl_binary_get_kernels_metadata). The header layout
- * varies between POCL versions, so the record is found by its path: u32 11, "/program.bc", u32
- * content length. Other drivers' binaries are only checked for size. */
-static const char *binary_defect(const unsigned char *bin, size_t size)
+ * unreadable at that moment (the directory is shared by every process and keyed by the build, so
+ * another process building or cleaning the same program races with us), the binary comes without
+ * program.bc (POCL 3.1: a zero record size, ~14 KB instead of ~50 KB), and loading it later aborts
+ * the loading process (assert "len > 0" in pocl_binary_get_kernels_metadata). Reproduced by
+ * deleting program.bc between clBuildProgram and CL_PROGRAM_BINARIES. The header layout varies
+ * between POCL versions, but program.bc has come first after it since format 2, so the record is
+ * found by its path: u32 11, "/program.bc", u32 content length (> 0). Other drivers' binaries are
+ * only checked for size. */
+const char *clt__binary_defect(const unsigned char *bin, size_t size)
 {
     static const char record[] = "/program.bc";
     const size_t rlen = sizeof record - 1;
@@ -292,7 +294,7 @@ static const char *binary_defect(const unsigned char *bin, size_t size)
             return "POCL binary with a truncated program.bc";
         return NULL;
     }
-    return NULL;
+    return "POCL binary without program.bc";
 }
 
 static void store_to_disk(clt_device_state *ds, const char *dir, const clt_cache_key *key,
@@ -304,7 +306,7 @@ static void store_to_disk(clt_device_state *ds, const char *dir, const clt_cache
         clt__log("program cache: no binary available for %s", key->hex);
         return;
     }
-    const char *defect = binary_defect(bin, size);
+    const char *defect = clt__binary_defect(bin, size);
     if (defect) {
         clt__log("program cache: not storing %s: %s", key->hex, defect);
         free(bin);
