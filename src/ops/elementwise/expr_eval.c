@@ -247,7 +247,8 @@ static clt_status set_args(arg_writer *w, const clt__expr_plan *p,
  * better on POCL) and its work-group size in items (8 x 512 = 4096 elements per group; 128 to
  * 4096 measured the same, 4096 doubles the 1024-element case). What POCL loses to torch at 1M and
  * 65536 is not this kernel (one POCL worker runs it at the 1-thread memcpy floor) but the wake of
- * POCL's second worker in every command: bench/results/pocl/elementwise_1m_breakdown.md. */
+ * POCL's second worker in every command, measured in a file git keeps:
+ * `git show ae85e9d:bench/results/pocl/elementwise_1m_breakdown.md`. */
 #define CPU_VEC 8
 #define CPU_GROUP 512
 /* Streaming (non-temporal) stores of out when the op's bytes (inputs in out's layout + out) exceed
