@@ -237,6 +237,8 @@ START_TEST(multi_stage_conv_checks_every_stage_first)
         clt_conv2d_params_init(&p);
         clt_status st = clt_conv2d(x4, w4, NULL, &p, CLT_IDENTITY, 0.0f, out);
         ck_assert_msg(st == CLT_ERR_BUILD_FAILED, "%s: %s", variants[v], clt_last_error(ctx));
+        ck_assert_msg(strncmp(clt_last_error(ctx), "clt_conv2d", 10) == 0, "\"%s\"",
+                      clt_last_error(ctx));
         ck_assert_msg(tu_launches(ctx, NULL, "") == before,
                       "%s: a stage ran before the failing GEMM build was found", variants[v]);
         float h[2 * 8 * 10 * 10];
