@@ -294,8 +294,8 @@ void clt__disk_cache_discard(const char *dir, const clt_cache_key *key)
         unlink(path);
 }
 
-/* The pid recorded in a trial mark; 0 when it cannot be read (an empty mark: its writer died
- * between creating and filling it, or the file is not ours). */
+/* The pid recorded in a trial mark; 0 when it cannot be read (marks are created whole, so an
+ * unreadable one is garbage). */
 static long mark_owner(const char *mark)
 {
     char why[64], text[32];
@@ -317,46 +317,54 @@ static int process_alive(long pid)
     return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 }
 
+/* Creates the mark holding our pid, atomically: written under a temp name, then link(2)ed to the
+ * mark's name, which fails with EEXIST when a mark is there, so no reader ever sees a half-written
+ * mark. 1 = created, 0 = one exists, -1 = cannot create (errno kept). */
+static int create_mark(const char *dir, const clt_cache_key *key, const char *mark)
+{
+    char temp[1200], text[32];
+    int n = snprintf(temp, sizeof temp, "%s/.%s.%ld.%016llx.trial.tmp", dir, key->hex,
+                     (long)getpid(), (unsigned long long)temp_nonce());
+    if (n <= 0 || (size_t)n >= sizeof temp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    int ok = write_all(fd, (const unsigned char *)text, (size_t)n);
+    ok = close(fd) == 0 && ok;
+    int linked = ok ? link(temp, mark) : -1;
+    int saved = errno;
+    unlink(temp);
+    if (linked == 0)
+        return 1;
+    errno = saved;
+    return ok && saved == EEXIST ? 0 : -1;
+}
+
 clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key)
 {
     char mark[1100];
     if (!dir || !*dir || !mark_path(mark, sizeof mark, dir, key))
         return CLT_TRIAL_SKIP;
-    for (int attempt = 0; attempt < 2; attempt++) {
-        int fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            char text[32];
-            int n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
-            int ok = write_all(fd, (const unsigned char *)text, (size_t)n);
-            ok = close(fd) == 0 && ok;
-            if (ok)
-                return CLT_TRIAL_STARTED;
-            unlink(mark);
-            return CLT_TRIAL_SKIP;
-        }
-        if (errno != EEXIST) {
-            /* No mark, no protection: an entry that could kill us must not be loaded unguarded. */
-            clt__log("disk cache: cannot create trial mark %s: %s", mark, strerror(errno));
-            return CLT_TRIAL_SKIP;
-        }
-        long owner = mark_owner(mark);
-        if (owner > 0 && owner != (long)getpid() && process_alive(owner))
-            return CLT_TRIAL_SKIP; /* another process is trying this entry right now */
-        if (owner == 0 && attempt == 0) {
-            /* Maybe a writer between creating and filling its mark: look once more. */
-            struct timespec pause = {0, 20 * 1000 * 1000};
-            nanosleep(&pause, NULL);
-            owner = mark_owner(mark);
-            if (owner > 0 && owner != (long)getpid() && process_alive(owner))
-                return CLT_TRIAL_SKIP;
-        }
-        /* The process that loaded this entry died doing it (or left garbage): never again. */
-        clt__log("disk cache: %s left by a load that never finished (pid %ld): discarding the entry",
-                 mark, owner);
-        clt__disk_cache_discard(dir, key);
-        return CLT_TRIAL_STALE;
+    int made = create_mark(dir, key, mark);
+    if (made > 0)
+        return CLT_TRIAL_STARTED;
+    if (made < 0) {
+        /* No mark, no protection: an entry that could kill us must not be loaded unguarded. */
+        clt__log("disk cache: cannot create trial mark %s: %s", mark, strerror(errno));
+        return CLT_TRIAL_SKIP;
     }
-    return CLT_TRIAL_SKIP;
+    long owner = mark_owner(mark);
+    if (owner > 0 && owner != (long)getpid() && process_alive(owner))
+        return CLT_TRIAL_SKIP; /* another process is trying this entry right now */
+    /* The process that loaded this entry died doing it (or the mark is garbage): never again. */
+    clt__log("disk cache: %s left by a load that never finished (pid %ld): discarding the entry",
+             mark, owner);
+    clt__disk_cache_discard(dir, key);
+    return CLT_TRIAL_STALE;
 }
 
 void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key)
