@@ -57,6 +57,13 @@ static int32_t hostile_param(int small_max)
     }
 }
 
+/* A padding: like hostile_param, shifted down by one so that -1 and 0 are common. */
+static int32_t hostile_pad(void)
+{
+    int32_t v = hostile_param(3);
+    return v > INT32_MIN ? v - 1 : v;
+}
+
 static void expect_named(const char *who)
 {
     const char *msg = clt_last_error(NULL);
@@ -85,8 +92,8 @@ START_TEST(fuzz_conv_and_pool_geometry)
         if (next_u64() % 2) {
             p.stride_h = hostile_param(4), p.stride_w = hostile_param(4);
             p.dilation_h = hostile_param(4), p.dilation_w = hostile_param(4);
-            p.pad_top = hostile_param(3) - 1, p.pad_bottom = hostile_param(3) - 1;
-            p.pad_left = hostile_param(3) - 1, p.pad_right = hostile_param(3) - 1;
+            p.pad_top = hostile_pad(), p.pad_bottom = hostile_pad();
+            p.pad_left = hostile_pad(), p.pad_right = hostile_pad();
             p.groups = next_u64() % 4 ? 1 : hostile_param(3);
         }
         int valid = p.stride_h >= 1 && p.stride_w >= 1 && p.dilation_h >= 1 && p.dilation_w >= 1 &&
@@ -126,8 +133,8 @@ START_TEST(fuzz_conv_and_pool_geometry)
         if (next_u64() % 2) {
             q.kernel_h = hostile_param(4), q.kernel_w = hostile_param(4);
             q.stride_h = hostile_param(4), q.stride_w = hostile_param(4);
-            q.pad_top = hostile_param(3) - 1, q.pad_bottom = hostile_param(3) - 1;
-            q.pad_left = hostile_param(3) - 1, q.pad_right = hostile_param(3) - 1;
+            q.pad_top = hostile_pad(), q.pad_bottom = hostile_pad();
+            q.pad_left = hostile_pad(), q.pad_right = hostile_pad();
         }
         valid = q.kernel_h >= 1 && q.kernel_w >= 1 && q.stride_h >= 1 && q.stride_w >= 1 &&
                 q.pad_top >= 0 && q.pad_bottom >= 0 && q.pad_left >= 0 && q.pad_right >= 0 &&
