@@ -1,4 +1,4 @@
-/* The case registry of clt-bench: every case of every suite (BENCHMARKS.md), by its exact name.
+/* The case registry of clt-bench: every case of every suite (bench/README.md), by its exact name.
  *
  * Implementing a case = writing one setup function and naming it in the case's row of its suite table
  * (suite_<name>.c). The setup creates the inputs on the device (fresh values: bench_random_f32), and
@@ -19,6 +19,7 @@ typedef struct bench_env {
     clt_device_info device;
     clt_context_limits limits;
     uint64_t next_seed; /* advanced by bench_random_f32 so every input is fresh */
+    int pinn_layers;    /* pinn suite on the per-layer path (--pinn-path layers), else fused */
 } bench_env;
 
 typedef enum bench_unit {

@@ -1,6 +1,7 @@
 #include "bench_compare.h"
 
-#include <ctype.h>
+#include <cjson/cJSON.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,40 +17,13 @@ typedef struct compare_table {
     double us[MAX_CASES][MAX_RUNS]; /* 0 = not measured */
 } compare_table;
 
-/* The value of "key" in one flat JSON object line (string or number), tolerant of the spacing
- * Python's json.dumps uses. Returns 1 if found. Strings: a backslash escape keeps the escaped
- * character (\" gives ", \n gives n). */
-static int json_field(const char *line, const char *key, char *out, size_t cap)
+/* The string value of "key" in obj (escapes decoded by the parser) into out; 1 if it is a string. */
+static int json_string(const cJSON *obj, const char *key, char *out, size_t cap)
 {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\"", key);
-    /* The key is the occurrence followed by ':'; the same text as a value ("device":"us") is not. */
-    const char *p = line;
-    for (;;) {
-        p = strstr(p, pat);
-        if (!p)
-            return 0;
-        p += strlen(pat);
-        while (isspace((unsigned char)*p))
-            p++;
-        if (*p == ':')
-            break;
-    }
-    p++;
-    while (isspace((unsigned char)*p))
-        p++;
-    size_t n = 0;
-    if (*p == '"') {
-        for (p++; *p && *p != '"' && n + 1 < cap; p++) {
-            if (*p == '\\' && p[1])
-                p++;
-            out[n++] = *p;
-        }
-    } else {
-        for (; *p && *p != ',' && *p != '}' && !isspace((unsigned char)*p) && n + 1 < cap; p++)
-            out[n++] = *p;
-    }
-    out[n] = '\0';
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!cJSON_IsString(v) || !v->valuestring)
+        return 0;
+    snprintf(out, cap, "%s", v->valuestring);
     return 1;
 }
 
@@ -75,6 +49,8 @@ static int run_column(compare_table *t, const char *title)
     return t->nruns++;
 }
 
+/* One JSON object per line (clt-bench's and the peers' --json). Lines that are not an object with a
+ * string "case" and a positive number "us" (not measured, failed, junk, truncated) are skipped. */
 static int read_file(compare_table *t, const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -82,15 +58,20 @@ static int read_file(compare_table *t, const char *path)
         perror(path);
         return -1;
     }
-    char line[4096];
-    while (fgets(line, sizeof line, f)) {
-        char peer[64] = "?", device[96] = "?", profile[32] = "", name[64], us[32];
-        if (!json_field(line, "case", name, sizeof name) || !json_field(line, "us", us, sizeof us) ||
-            !(atof(us) > 0.0))
-            continue; /* not measured (not implemented, failed, "us": null) or not a result line */
-        json_field(line, "peer", peer, sizeof peer);
-        json_field(line, "device", device, sizeof device);
-        json_field(line, "profile", profile, sizeof profile);
+    char *line = NULL;
+    size_t cap = 0;
+    while (getline(&line, &cap, f) != -1) {
+        cJSON *obj = cJSON_Parse(line);
+        char peer[64] = "?", device[96] = "?", profile[32] = "", name[64];
+        const cJSON *us = cJSON_GetObjectItemCaseSensitive(obj, "us");
+        if (!cJSON_IsObject(obj) || !json_string(obj, "case", name, sizeof name) ||
+            !cJSON_IsNumber(us) || !(us->valuedouble > 0.0)) {
+            cJSON_Delete(obj);
+            continue;
+        }
+        json_string(obj, "peer", peer, sizeof peer);
+        json_string(obj, "device", device, sizeof device);
+        json_string(obj, "profile", profile, sizeof profile);
         char title[256]; /* peer + device + profile and separators always fit */
         if (profile[0] && strcmp(profile, "native") != 0)
             snprintf(title, sizeof title, "%s @ %s (%s)", peer, device, profile);
@@ -99,8 +80,10 @@ static int read_file(compare_table *t, const char *path)
         int col = run_column(t, title);
         int row = find_or_add(t->cases, &t->ncases, MAX_CASES, name);
         if (col >= 0 && row >= 0)
-            t->us[row][col] = atof(us);
+            t->us[row][col] = us->valuedouble;
+        cJSON_Delete(obj);
     }
+    free(line);
     fclose(f);
     return 0;
 }

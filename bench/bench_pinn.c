@@ -1,9 +1,16 @@
 /* Setups of the pinn suite (suite_pinn.c): p = {points N, steps, read the loss every k-th step}.
- * steps 0: pinn_forward/N, one forward pass (5 launches). Otherwise `steps` train steps (15 launches
- * each) with the loss delivered to the host every k-th step: k = 1 by a blocking clt_tensor_read
- * after the step (what loss.item() does), k > 1 by clt_tensor_read_async futures that are only
- * collected after the last step, so the loop never waits. The network (pinn_net.c) and its whole
- * workspace are made in setup: a timed run allocates nothing. Width 128, 64 frequencies. */
+ * Two paths of the same network from the same data and weights:
+ *  - fused (default): clt_mlp (include/cltensor_mlp.h): forward 1 launch, a step 2;
+ *  - layers (clt-bench --pinn-path layers, peer cltensor-layers): bench/pinn_net.c, one GEMM per
+ *    layer and direction: forward 5 launches, a step 15.
+ * steps 0: pinn_forward/N, one forward pass. Otherwise `steps` train steps with the loss delivered
+ * to the host every k-th step: k = 1 waits for it after the step (what loss.item() does: a blocking
+ * clt_tensor_read, or the step's future collected at once), k > 1 by futures that are only collected
+ * after the last step, so the loop never waits; the fused path skips the loss reduction on the
+ * other steps (deferred loss). The networks and their whole workspace are made in setup (and one
+ * untimed step warms the fused path's buffers): a timed run allocates nothing. Width 128, 64
+ * frequencies. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "bench_cases.h"
@@ -15,6 +22,8 @@
 
 typedef struct pinn_state {
     pinn_net *net;
+    clt_mlp *mlp;   /* NULL on the per-layer path */
+    clt_tensor *y;  /* the fused forward's output [n, 2] */
     int64_t steps, every;
     float last_loss;
 } pinn_state;
@@ -24,6 +33,8 @@ static void pinn_teardown(void *p)
     pinn_state *s = p;
     if (!s)
         return;
+    clt_mlp_free(s->mlp);
+    clt_tensor_free(s->y);
     pinn_free(s->net);
     free(s);
 }
@@ -57,6 +68,70 @@ static clt_status pinn_run_train(void *p)
     return st;
 }
 
+static clt_status fused_run_forward(void *p)
+{
+    pinn_state *s = p;
+    return clt_mlp_forward(s->mlp, s->net->x, s->y);
+}
+
+static clt_status fused_run_train(void *p)
+{
+    pinn_state *s = p;
+    clt_future *fut[MAX_FUTURES];
+    int nfut = 0;
+    clt_status st = CLT_SUCCESS;
+    for (int64_t i = 1; i <= s->steps && !st; i++) {
+        int read = i % s->every == 0 && nfut < MAX_FUTURES;
+        clt_future *f = NULL;
+        st = clt_mlp_train_step(s->mlp, s->net->x, s->net->target, read ? &f : NULL);
+        if (st || !f)
+            continue;
+        if (s->every == 1) { /* loss.item(): wait for this step's loss now */
+            st = clt_future_get(f, &s->last_loss, sizeof(float));
+            clt_future_free(f);
+        } else
+            fut[nfut++] = f;
+    }
+    for (int i = 0; i < nfut; i++) {
+        clt_status g = clt_future_get(fut[i], &s->last_loss, sizeof(float));
+        if (!st)
+            st = g;
+        clt_future_free(fut[i]);
+    }
+    return st;
+}
+
+/* The fused network of the same description, B and initial weights as s->net (the flat parameter
+ * layouts are the same), and one untimed step on a copy so that the step's buffers exist. */
+static clt_status fused_setup(pinn_state *s)
+{
+    pinn_net *net = s->net;
+    clt_mlp_desc d;
+    clt_mlp_desc_init(&d);
+    d.inputs = 2;
+    d.encoding = CLT_MLP_ENCODING_FOURIER;
+    d.fourier_features = net->f;
+    d.fourier_scale = (float)(2.0 * 3.14159265358979323846);
+    d.layers = PINN_LAYERS;
+    for (int l = 0; l < PINN_LAYERS; l++) {
+        d.widths[l] = net->out[l];
+        d.activations[l] = l == PINN_LAYERS - 1 ? CLT_IDENTITY : CLT_TANH;
+    }
+    d.path = CLT_MLP_PATH_AUTO; /* fused, except auto's per-layer choice on CPU devices */
+    int64_t ys[2] = {net->n, 2};
+    clt_status st = clt_mlp_create(net->ctx, &d, net->B, 1, &s->mlp);
+    if (!st)
+        st = clt_tensor_copy(clt_mlp_params(s->mlp), net->params);
+    if (!st)
+        st = clt_tensor_create(net->ctx, CLT_F32, 2, ys, &s->y);
+    if (!st && s->steps) { /* warm: the partial-gradient buffers, then the weights back */
+        st = clt_mlp_gradients(s->mlp, net->x, net->target);
+        if (!st)
+            st = clt_finish(net->ctx);
+    }
+    return st;
+}
+
 static clt_status pinn_setup(bench_env *env, const bench_case *c, bench_run *out)
 {
     pinn_state *s = calloc(1, sizeof *s);
@@ -69,8 +144,17 @@ static clt_status pinn_setup(bench_env *env, const bench_case *c, bench_run *out
         free(s);
         return st;
     }
+    if (!env->pinn_layers && (st = fused_setup(s)) != CLT_SUCCESS) {
+        pinn_teardown(s);
+        return st;
+    }
     out->state = s;
-    out->run = s->steps ? pinn_run_train : pinn_run_forward;
+    if (env->pinn_layers)
+        out->run = s->steps ? pinn_run_train : pinn_run_forward;
+    else
+        out->run = s->steps ? fused_run_train : fused_run_forward;
+    if (!env->pinn_layers)
+        snprintf(out->note, sizeof out->note, "clt_mlp, %s path", clt_mlp_path_name(s->mlp));
     out->teardown = pinn_teardown;
     out->unit = BENCH_UNIT_NONE;
     return CLT_SUCCESS;

@@ -1,4 +1,4 @@
-/* The measuring method of BENCHMARKS.md, in one place: warm-up, R chosen so one sample lasts at least
+/* The measuring method of bench/README.md, in one place: warm-up, R chosen so one sample lasts at least
  * the target time, at least 5 samples, median / min / max of wall time per op. */
 #ifndef BENCH_TIMING_H
 #define BENCH_TIMING_H

@@ -1,6 +1,7 @@
-/* clt-bench: runs the benchmark cases of BENCHMARKS.md on one device and prints JSON lines and a
+/* clt-bench: runs the benchmark cases of bench/README.md on one device and prints JSON lines and a
  * markdown table. Options and the loop over cases live here; the method is bench_timing's, the output
  * bench_report's, the cases the suite tables'. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include "bench_startup.h"
 #include "bench_report.h"
 #include "bench_timing.h"
+#include "tool_args.h"
 
 #define MAX_SELECTED 16
 
@@ -25,6 +27,7 @@ typedef struct bench_options {
     const char *device;
     const char *profile;
     const char *impl; /* --impl: clt_context_options.gemm_impl and conv_impl */
+    int pinn_layers;  /* --pinn-path layers: the pinn suite on the per-layer path */
     int split;             /* --split: profiler on, kernel/transfer/host columns */
     const char *trace_path; /* --trace FILE: Chrome trace of the run (implies --split) */
     int list;
@@ -49,13 +52,17 @@ static void usage(FILE *f) {
             "                   queueing included; idle_us: device idle before each command)\n"
             "  --trace FILE     with the profiler: write the Chrome trace of the run (the latest\n"
             "                   65536 commands) to FILE, for ui.perfetto.dev; implies --split\n"
+            "  --pinn-path P    pinn suite: fused (default, clt_mlp) or layers (one GEMM per layer,\n"
+            "                   bench/pinn_net.c); the JSON peer is then cltensor-layers\n"
             "  --samples N      samples per case, at least 5 (default 5)\n"
             "  --min-ms MS      minimum length of one sample in ms (default 20)\n"
             "  --compare F...   join JSON-lines files of several runs/peers into one table of times\n"
-            "                   and ratios (per case: the fastest run and by how much); must come last\n"
+            "                   and ratios (per case: the fastest run and by how much); every\n"
+            "                   argument that is not an option is such a file\n"
             "  --png FILE       with --compare: also draw the times as a bar chart (needs gnuplot)\n"
             "  --list           list the cases (of --suite, default all) and whether they are implemented\n"
             "  --help           this text\n"
+            "  --version        the library version\n"
             "exit status: 0 all cases ran (or were not implemented / skipped), 1 a case or setup failed\n");
 }
 
@@ -90,65 +97,113 @@ static int add_suite_list(bench_options *o, const char *list) {
     return 0;
 }
 
+static int wanted(const bench_options *o, const bench_case *c);
+
+enum { OPT_SUITE = 256, OPT_CASE, OPT_JSON, OPT_DEVICE, OPT_PROFILE, OPT_IMPL, OPT_SPLIT, OPT_TRACE,
+       OPT_SAMPLES, OPT_MIN_MS, OPT_COMPARE, OPT_PNG, OPT_LIST, OPT_VERSION, OPT_PINN_PATH };
+
+static const struct option long_options[] = {
+    {"suite", required_argument, NULL, OPT_SUITE},     {"case", required_argument, NULL, OPT_CASE},
+    {"json", required_argument, NULL, OPT_JSON},       {"device", required_argument, NULL, OPT_DEVICE},
+    {"profile", required_argument, NULL, OPT_PROFILE}, {"impl", required_argument, NULL, OPT_IMPL},
+    {"split", no_argument, NULL, OPT_SPLIT},           {"trace", required_argument, NULL, OPT_TRACE},
+    {"samples", required_argument, NULL, OPT_SAMPLES}, {"min-ms", required_argument, NULL, OPT_MIN_MS},
+    {"compare", no_argument, NULL, OPT_COMPARE},       {"png", required_argument, NULL, OPT_PNG},
+    {"list", no_argument, NULL, OPT_LIST},             {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},       {"pinn-path", required_argument, NULL, OPT_PINN_PATH},
+    {NULL, 0, NULL, 0}};
+
+/* Every value is checked here, before any device work: a bad one is one line on stderr and exit 1. */
 static int parse_args(int argc, char **argv, bench_options *o) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-        } else if (strcmp(a, "--split") == 0) {
-            o->split = 1;
-        } else if (strcmp(a, "--compare") == 0) {
-            /* every following argument is a JSON-lines file */
-            o->compare_files = argv + i + 1;
-            o->compare_count = argc - i - 1;
-            if (o->compare_count == 0) {
-                fprintf(stderr, "clt-bench: --compare needs JSON-lines files\n");
+    int compare = 0;
+    double min_ms = 20;
+    o->timing.samples = 5;
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': usage(stdout); exit(0);
+        case OPT_VERSION: tool_print_version("clt-bench"); exit(0);
+        case OPT_LIST: o->list = 1; break;
+        case OPT_SPLIT: o->split = 1; break;
+        case OPT_COMPARE: compare = 1; break;
+        case OPT_SUITE:
+            if (add_suite_list(o, optarg) != 0)
+                return -1;
+            break;
+        case OPT_CASE: o->case_filter = optarg; break;
+        case OPT_PNG: o->png_path = optarg; break;
+        case OPT_TRACE: o->trace_path = optarg; o->split = 1; break;
+        case OPT_JSON: o->json_path = optarg; break;
+        case OPT_DEVICE: o->device = optarg; break;
+        case OPT_PROFILE: o->profile = optarg; break;
+        case OPT_IMPL:
+            o->impl = optarg;
+            if (strcmp(o->impl, "tiled") && strcmp(o->impl, "clblast") && strcmp(o->impl, "auto")) {
+                fprintf(stderr, "clt-bench: --impl: '%s' is not tiled, clblast or auto\n", o->impl);
                 return -1;
             }
             break;
-        } else if (!v) {
-            fprintf(stderr, "clt-bench: unknown option or missing value: '%s'\n", a);
-            return -1;
-        } else if (strcmp(a, "--suite") == 0) {
-            if (add_suite_list(o, v) != 0)
-                return -1;
-            i++;
-        } else if (strcmp(a, "--case") == 0) {
-            o->case_filter = argv[++i];
-        } else if (strcmp(a, "--png") == 0) {
-            o->png_path = argv[++i];
-        } else if (strcmp(a, "--trace") == 0) {
-            o->trace_path = argv[++i];
-            o->split = 1;
-        } else if (strcmp(a, "--json") == 0) {
-            o->json_path = argv[++i];
-        } else if (strcmp(a, "--device") == 0) {
-            o->device = argv[++i];
-        } else if (strcmp(a, "--profile") == 0) {
-            o->profile = argv[++i];
-        } else if (strcmp(a, "--impl") == 0) {
-            o->impl = argv[++i];
-            if (strcmp(o->impl, "tiled") && strcmp(o->impl, "clblast") && strcmp(o->impl, "auto")) {
-                fprintf(stderr, "clt-bench: --impl takes tiled, clblast or auto, not '%s'\n", o->impl);
+        case OPT_PINN_PATH:
+            if (strcmp(optarg, "fused") && strcmp(optarg, "layers")) {
+                fprintf(stderr, "clt-bench: --pinn-path: '%s' is not fused or layers\n", optarg);
                 return -1;
             }
-        } else if (strcmp(a, "--samples") == 0) {
-            o->timing.samples = atoi(argv[++i]);
-        } else if (strcmp(a, "--min-ms") == 0) {
-            o->timing.min_sample_s = atof(argv[++i]) * 1e-3;
-        } else {
-            fprintf(stderr, "clt-bench: unknown option '%s'\n", a);
+            o->pinn_layers = strcmp(optarg, "layers") == 0;
+            break;
+        case OPT_SAMPLES:
+            if (tool_parse_int("clt-bench", "--samples", optarg, 5, 100000, &o->timing.samples) != 0)
+                return -1;
+            break;
+        case OPT_MIN_MS:
+            if (tool_parse_positive("clt-bench", "--min-ms", optarg, 0, &min_ms) != 0)
+                return -1;
+            break;
+        case ':':
+            fprintf(stderr, "clt-bench: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "clt-bench: unknown option '%s' (see --help)\n", argv[optind - 1]);
             return -1;
         }
     }
-    if (o->timing.samples < 5)
-        o->timing.samples = 5;
-    if (o->timing.min_sample_s <= 0)
-        o->timing.min_sample_s = 0.020;
+    o->timing.min_sample_s = min_ms * 1e-3;
+    if (compare) { /* the remaining arguments are the JSON-lines files */
+        o->compare_files = argv + optind;
+        o->compare_count = argc - optind;
+        if (o->compare_count == 0) {
+            fprintf(stderr, "clt-bench: --compare needs JSON-lines files\n");
+            return -1;
+        }
+        for (int i = 0; i < o->compare_count; i++)
+            if (access(o->compare_files[i], R_OK) != 0) {
+                fprintf(stderr, "clt-bench: --compare: cannot read %s\n", o->compare_files[i]);
+                return -1;
+            }
+        return o->png_path ? tool_check_output("clt-bench", "--png", o->png_path) : 0;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "clt-bench: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    if (o->png_path) {
+        fprintf(stderr, "clt-bench: --png is for --compare\n");
+        return -1;
+    }
+    if (o->suite_count == 0)
+        add_suite(o, o->list ? "all" : "seed"); /* listing shows everything by default */
+    int matching = 0;
+    for (int s = 0; s < o->suite_count; s++)
+        for (int i = 0; i < o->suites[s]->count; i++)
+            matching += wanted(o, &o->suites[s]->cases[i]);
+    if (matching == 0) {
+        fprintf(stderr, "clt-bench: --case: no case of the selected suites contains '%s' (see --list)\n",
+                o->case_filter);
+        return -1;
+    }
+    if ((o->json_path && tool_check_output("clt-bench", "--json", o->json_path) != 0) ||
+        (o->trace_path && tool_check_output("clt-bench", "--trace", o->trace_path) != 0))
+        return -1;
     return 0;
 }
 
@@ -260,14 +315,10 @@ static int run_all(bench_env *env, const bench_options *o, bench_report *rep) {
 int main(int argc, char **argv) {
     bench_options o;
     memset(&o, 0, sizeof o);
-    if (parse_args(argc, argv, &o) != 0) {
-        usage(stderr);
+    if (parse_args(argc, argv, &o) != 0)
         return 1;
-    }
     if (o.compare_count > 0)
         return bench_compare(o.compare_count, o.compare_files, o.png_path, stdout) == 0 ? 0 : 1;
-    if (o.suite_count == 0)
-        add_suite(&o, o.list ? "all" : "seed"); /* listing shows everything by default */
     if (o.list) {
         list_cases(&o);
         return 0;
@@ -286,6 +337,7 @@ int main(int argc, char **argv) {
     bench_env env;
     memset(&env, 0, sizeof env);
     env.next_seed = 0x5eed0001u;
+    env.pinn_layers = o.pinn_layers;
     bench_result startup[BENCH_STARTUP_ROWS];
     clt_status st = bench_startup(&opts, &env, startup);
     if (st != CLT_SUCCESS) {
@@ -303,7 +355,8 @@ int main(int argc, char **argv) {
     }
     bench_report rep;
     /* A forced GEMM implementation is its own column in --compare (CLBlast + our epilogue pass). */
-    const char *peer = strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
+    const char *peer = o.pinn_layers                                  ? "cltensor-layers"
+                       : strcmp(env.limits.gemm_impl, "clblast") == 0 ? "cltensor-clblast"
                        : strcmp(env.limits.gemm_impl, "tiled") == 0 ? "cltensor-tiled"
                                                                     : "cltensor";
     bench_report_init(&rep, json, peer, env.device.device_name, env.limits.profile);

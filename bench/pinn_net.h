@@ -1,4 +1,4 @@
-/* The PINN of BENCHMARKS.md (pinn suite) on the public API only: Fourier features of 2-D points
+/* The PINN of bench/README.md (pinn suite) on the public API only: Fourier features of 2-D points
  * (2 -> 2F), three tanh layers of width W (bias + tanh fused into each GEMM), a linear layer to 2;
  * MSE loss; a hand-written backward; Adam over ONE flat parameter tensor. Every tensor is allocated
  * once in pinn_create (the workspace); a step allocates nothing and never waits.

@@ -23,7 +23,7 @@ static const bench_case micro_cases[] = {
     MICRO_SIZES("chain_relu_mul_add", bench_setup_chain_relu_mul_add),
     MICRO_ROWS("softmax", bench_setup_softmax),
     MICRO_ROWS("rowsum", bench_setup_rowsum),
-    /* not in BENCHMARKS.md: the copy-bandwidth yardstick for the 16M cases */
+    /* not in bench/README.md: the copy-bandwidth yardstick for the 16M cases */
     {"copy/16777216", bench_setup_copy, {16777216}, 0},
 };
 

@@ -1,4 +1,4 @@
-/* pinn suite: the Helmholtz physics-informed network of BENCHMARKS.md (Fourier features 2 -> 128,
+/* pinn suite: the Helmholtz physics-informed network of bench/README.md (Fourier features 2 -> 128,
  * three tanh layers of 128, linear 2; MSE; Adam lr 1e-3). One "op" is what each case times.
  * Parameters p = {points N, training steps, read the loss every k-th step} (steps 0 = forward only,
  * 1 = one train step with the loss on the host). */

@@ -1,4 +1,4 @@
-/* seed suite: the exact cases of the benchmark that started the project (BENCHMARKS.md). Their setups
+/* seed suite: the exact cases of the benchmark that started the project (bench/README.md). Their setups
  * are shared with the micro, gemm and conv suites (declare them in bench_cases.h when written).
  * Parameters: matmul p[0] = S (S x S times S x S); 1-D ops p[0] = n;
  * conv2d p = {n, c, h, w, o, k, stride, pad}. */

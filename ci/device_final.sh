@@ -8,7 +8,7 @@ top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 res=$(mktemp -d)
 export CLT_DEVICE=nvidia CK_DEFAULT_TIMEOUT=600 CLT_CACHE_DIR=/tmp/clt-cache CLT_TUNING_FILE=off
 cd "$top/build"
-for s in $(ls "$top"/tests/check_*.c | sed 's|.*/check_||;s|\.c$||'); do
+for s in $(ls "$top"/tests/check_*.c "$top"/tests/*/check_*.c | sed 's|.*/check_||;s|\.c$||'); do
     CK_RUN_SUITE=$s timeout "${SUITE_CAP:-150}" ./clt-tests > "$res/test_$s.log" 2>&1
     echo "$s rc=$? $(grep -E '^[0-9]+%' "$res/test_$s.log")"
     grep -E ":F:|:E:" "$res/test_$s.log" | head -3

@@ -4,7 +4,7 @@
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-          libclblast-dev libclfft-dev check libsubunit-dev clinfo)
+          libclblast-dev libclfft-dev check libsubunit-dev clinfo libcjson-dev doxygen)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -19,5 +19,6 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+# Warnings are errors in CI (CLT_WERROR defaults to OFF for packagers on newer compilers).
 cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=Release -DCLT_WERROR=ON >/dev/null
 cmake --build "$top/build" -j"$(nproc)"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: builds (installing what is missing), then runs every ctest test on every OpenCL
-# device present (POCL at least), each test under both device profiles (native and gfx902), then the
-# sanitizer job (ci/sanitize.sh).
+# device present (POCL at least), each test under both device profiles (native and gfx902); then
+# ci/package_check.sh (install, headers alone, the examples built three ways) and the sanitizer job
+# (ci/sanitize.sh), counted in the summary.
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$top/ci/setup.sh"
@@ -30,6 +31,17 @@ for d in $devices; do
     passed=$((passed + n - f))
     failed=$((failed + f))
 done
+log=$(mktemp)
+bash "$top/ci/package_check.sh" "$top/build" 2>&1 | tee "$log" || true
+summary=$(grep -E "^package_check summary: [0-9]+ passed, [0-9]+ failed" "$log" | tail -1 || true)
+rm -f "$log"
+if [ -z "$summary" ]; then
+    echo "ci/test: ci/package_check.sh printed no summary" >&2
+    failed=$((failed + 1))
+else
+    passed=$((passed + $(echo "$summary" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(echo "$summary" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+fi
 # The sanitizer job (ASan + UBSan + LSan over the Check suite on POCL, its own build-asan/): one
 # more test in the summary.
 echo "=== sanitizer job (ci/sanitize.sh)"
@@ -38,6 +50,6 @@ if bash "$top/ci/sanitize.sh"; then
 else
     failed=$((failed + 1))
 fi
-echo "ctest tests on every device, each under both profiles, and the sanitizer job:"
+echo "ctest tests on every device, each under both profiles, the package checks and the sanitizer job:"
 echo "summary: $passed passed, $failed failed (ci/test.sh took $SECONDS s)"
 [ "$failed" -eq 0 ]

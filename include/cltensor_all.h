@@ -1,4 +1,5 @@
-/* Every public header of cltensor in one include, for applications that use most of it.
+/** @file
+ * Every public header of cltensor in one include, for applications that use most of it.
  * The headers themselves include one way: cltensor.h holds the base types, and each family header
  * (cltensor_<family>.h) includes only cltensor.h. OpenCL interop (cltensor_cl.h) is not included here,
  * so an application that does not touch OpenCL types needs no OpenCL headers. */
@@ -8,6 +9,7 @@
 #include "cltensor.h"
 #include "cltensor_conv.h"
 #include "cltensor_gemm.h"
+#include "cltensor_mlp.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"
 #include "cltensor_train.h"

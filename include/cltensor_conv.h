@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor Conv2D and 2-D pooling, NCHW f32. Included by cltensor.h. Every call only enqueues and
  * writes into caller-provided tensors.
  *
@@ -30,18 +31,26 @@ extern "C" {
 
 /* ------------------------------------------------------------ Conv2D */
 
+/** The geometry of a 2-D convolution (see the formula above). Initialise with
+ *  clt_conv2d_params_init. */
 typedef struct clt_conv2d_params {
-    int32_t stride_h, stride_w;
-    int32_t pad_top, pad_bottom, pad_left, pad_right;
-    int32_t dilation_h, dilation_w;
-    int32_t groups; /* 1 = dense; Ci = Co = groups = depthwise */
+    int32_t stride_h;   /**< vertical stride, >= 1 */
+    int32_t stride_w;   /**< horizontal stride, >= 1 */
+    int32_t pad_top;    /**< zero rows above the input, >= 0 */
+    int32_t pad_bottom; /**< zero rows below, >= 0 */
+    int32_t pad_left;   /**< zero columns left, >= 0 */
+    int32_t pad_right;  /**< zero columns right, >= 0 */
+    int32_t dilation_h; /**< vertical spacing of the kernel taps, >= 1 */
+    int32_t dilation_w; /**< horizontal spacing of the kernel taps, >= 1 */
+    int32_t groups; /**< 1 = dense; Ci = Co = groups = depthwise */
 } clt_conv2d_params;
 
-/** Stride 1, no padding, dilation 1, groups 1. */
+/** Stride 1, no padding, dilation 1, groups 1. NULL is ignored. */
 CLT_API void clt_conv2d_params_init(clt_conv2d_params *p);
 
 /** The output shape [N, Co, Ho, Wo] of x [N, Ci, H, W] and w [Co, Ci / groups, Kh, Kw], with the
- *  checks of clt_conv2d (other than the tensors themselves). */
+ *  checks of clt_conv2d (other than the tensors themselves). Needs no context; a failure is
+ *  reported by clt_last_error(NULL). */
 CLT_API clt_status clt_conv2d_output_shape(const int64_t x_shape[4], const int64_t w_shape[4],
                                            const clt_conv2d_params *p, int64_t out_shape[4]);
 
@@ -71,16 +80,23 @@ CLT_API clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *db
 
 /* ------------------------------------------------------------ pooling */
 
+/** The window of a 2-D pooling (no dilation). Initialise with clt_pool2d_params_init. */
 typedef struct clt_pool2d_params {
-    int32_t kernel_h, kernel_w; /* >= 1 */
-    int32_t stride_h, stride_w; /* >= 1 */
-    int32_t pad_top, pad_bottom, pad_left, pad_right; /* >= 0 and < the kernel size on that axis */
+    int32_t kernel_h;   /**< window height, >= 1 */
+    int32_t kernel_w;   /**< window width, >= 1 */
+    int32_t stride_h;   /**< >= 1 */
+    int32_t stride_w;   /**< >= 1 */
+    int32_t pad_top;    /**< >= 0 and < kernel_h */
+    int32_t pad_bottom; /**< >= 0 and < kernel_h */
+    int32_t pad_left;   /**< >= 0 and < kernel_w */
+    int32_t pad_right;  /**< >= 0 and < kernel_w */
 } clt_pool2d_params;
 
-/** kernel k x k, stride k, no padding. */
+/** kernel k x k, stride k, no padding. NULL is ignored. */
 CLT_API void clt_pool2d_params_init(clt_pool2d_params *p, int32_t k);
 
-/** The output shape [N, C, Ho, Wo] of x [N, C, H, W]. */
+/** The output shape [N, C, Ho, Wo] of x [N, C, H, W], with the checks of the pooling calls (other
+ *  than the tensors themselves). Needs no context; a failure is reported by clt_last_error(NULL). */
 CLT_API clt_status clt_pool2d_output_shape(const int64_t x_shape[4], const clt_pool2d_params *p,
                                            int64_t out_shape[4]);
 

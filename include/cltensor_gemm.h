@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor GEMM: C = act(alpha * op(A) * op(B) + beta * C + bias) + residual, row-major f32.
  * Included by cltensor.h. Our hand-tiled kernels or CLBlast, chosen per shape and device
  * (CLT_GEMM_IMPL=tiled|clblast|auto or clt_context_options.gemm_impl forces one). One launch per
@@ -23,12 +24,17 @@
 extern "C" {
 #endif
 
-typedef enum clt_transpose { CLT_NO_TRANS = 0, CLT_TRANS = 1 } clt_transpose;
+/** op(X) of a GEMM operand. */
+typedef enum clt_transpose {
+    CLT_NO_TRANS = 0, /**< op(X) = X */
+    CLT_TRANS = 1     /**< op(X) = X^T */
+} clt_transpose;
 
+/** Where the epilogue's bias goes. */
 typedef enum clt_bias_mode {
-    CLT_BIAS_NONE = 0,
-    CLT_BIAS_PER_COLUMN = 1, /* bias[j] added to column j (the usual layer bias, length n) */
-    CLT_BIAS_PER_ROW = 2     /* bias[i] added to row i (length m) */
+    CLT_BIAS_NONE = 0,       /**< no bias */
+    CLT_BIAS_PER_COLUMN = 1, /**< bias[j] added to column j (the usual layer bias, length n) */
+    CLT_BIAS_PER_ROW = 2     /**< bias[i] added to row i (length m) */
 } clt_bias_mode;
 
 /** Work fused into the GEMM kernel after the product. Zero-initialise (or use
@@ -45,19 +51,20 @@ typedef enum clt_bias_mode {
  *  like the residual (context, f32, bounds, C may not overlap it); dact is ignored when dact_y is
  *  NULL. Not supported by clt_gemm_batched (CLT_ERR_UNSUPPORTED). */
 typedef struct clt_gemm_epilogue {
-    const clt_tensor *bias;
-    clt_bias_mode bias_mode;
-    clt_unary_op activation;
-    float activation_alpha;
-    const clt_tensor *residual;
-    int64_t residual_offset;
-    int64_t ldr;
-    const clt_tensor *dact_y; /* NULL: no activation backward */
-    clt_unary_op dact;
-    int64_t dact_offset;
-    int64_t lddy;
+    const clt_tensor *bias;     /**< f32 vector (length n or m, by bias_mode), or NULL */
+    clt_bias_mode bias_mode;    /**< per column or per row */
+    clt_unary_op activation;    /**< applied after the bias (CLT_IDENTITY: none) */
+    float activation_alpha;     /**< the activation's alpha, where it has one */
+    const clt_tensor *residual; /**< m x n matrix added after the activation, or NULL */
+    int64_t residual_offset;    /**< its first element in residual */
+    int64_t ldr;                /**< its leading dimension */
+    const clt_tensor *dact_y; /**< NULL: no activation backward */
+    clt_unary_op dact;          /**< the forward activation whose derivative multiplies C */
+    int64_t dact_offset;        /**< dact_y's first element */
+    int64_t lddy;               /**< dact_y's leading dimension */
 } clt_gemm_epilogue;
 
+/** No bias, no activation, no residual, no activation backward. NULL is ignored. */
 CLT_API void clt_gemm_epilogue_init(clt_gemm_epilogue *e);
 
 /** One GEMM. epilogue may be NULL. */

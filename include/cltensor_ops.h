@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor ops: elementwise, activations, fused elementwise expressions, reductions, softmax.
  * Included by cltensor.h. All ops take f32 tensors unless stated, write into a caller-provided
  * output tensor, only enqueue (never block) and are one kernel launch each.
@@ -51,8 +52,11 @@ CLT_API clt_status clt_binary_scalar(clt_binary_op op, const clt_tensor *a, floa
 CLT_API clt_status clt_scalar_binary(clt_binary_op op, float s, const clt_tensor *b, clt_tensor *out);
 /** Shorthands for clt_binary. */
 CLT_API clt_status clt_add(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
+/** out = a - b, broadcasting (clt_binary with CLT_SUB). */
 CLT_API clt_status clt_sub(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
+/** out = a * b, broadcasting (clt_binary with CLT_MUL). */
 CLT_API clt_status clt_mul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
+/** out = a / b, broadcasting (clt_binary with CLT_DIV). */
 CLT_API clt_status clt_div(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
 
 /** out = cond != 0 ? a : b, all three broadcast together. */
@@ -91,12 +95,19 @@ CLT_API clt_status clt_add_activation(const clt_tensor *a, const clt_tensor *b, 
  *  caller, not tied to a context. Node ids are small non-negative ints; builder calls return -1 on
  *  bad arguments (and clt_expr_eval then reports the first such error). */
 #define CLT_EXPR_MAX_INPUTS 8
+/** Most runtime scalars an expression reads. */
 #define CLT_EXPR_MAX_SCALARS 8
+/** Most nodes in one expression. */
 #define CLT_EXPR_MAX_NODES 64
 
+/** An elementwise expression under construction or ready to evaluate. Opaque; not tied to a
+ *  context; one thread at a time. */
 typedef struct clt_expr clt_expr;
 
+/** A new empty expression, owned by the caller (clt_expr_free). CLT_ERR_INVALID_ARGUMENT for NULL,
+ *  CLT_ERR_OUT_OF_HOST_MEMORY. Never blocks. */
 CLT_API clt_status clt_expr_create(clt_expr **out);
+/** Release an expression (work already enqueued from it is unaffected). NULL is a no-op. */
 CLT_API void clt_expr_free(clt_expr *e);
 /** Node reading input tensor `index` (0 .. CLT_EXPR_MAX_INPUTS-1). */
 CLT_API int clt_expr_input(clt_expr *e, int index);
@@ -104,6 +115,7 @@ CLT_API int clt_expr_input(clt_expr *e, int index);
 CLT_API int clt_expr_scalar(clt_expr *e, int index);
 /** op(a); `alpha` is a scalar node for LEAKY_RELU / ELU, else -1. */
 CLT_API int clt_expr_unary(clt_expr *e, clt_unary_op op, int a, int alpha);
+/** a op b. */
 CLT_API int clt_expr_binary(clt_expr *e, clt_binary_op op, int a, int b);
 /** cond != 0 ? a : b */
 CLT_API int clt_expr_where(clt_expr *e, int cond, int a, int b);
@@ -117,14 +129,15 @@ CLT_API clt_status clt_expr_eval(const clt_expr *e, int root, int ninputs,
 
 /* ------------------------------------------------------------ reductions */
 
+/** What clt_reduce computes over the reduced axes. */
 typedef enum clt_reduce_op {
-    CLT_REDUCE_SUM = 0,
-    CLT_REDUCE_MEAN = 1,
-    CLT_REDUCE_MAX = 2,
-    CLT_REDUCE_MIN = 3,
-    CLT_REDUCE_VAR = 4,          /* population variance (divides by n) */
-    CLT_REDUCE_VAR_UNBIASED = 5, /* divides by n - 1 */
-    CLT_REDUCE_L2NORM = 6        /* sqrt(sum x^2) */
+    CLT_REDUCE_SUM = 0,          /**< sum */
+    CLT_REDUCE_MEAN = 1,         /**< arithmetic mean */
+    CLT_REDUCE_MAX = 2,          /**< largest (NaN if any is NaN) */
+    CLT_REDUCE_MIN = 3,          /**< smallest (NaN if any is NaN) */
+    CLT_REDUCE_VAR = 4,          /**< population variance (divides by n) */
+    CLT_REDUCE_VAR_UNBIASED = 5, /**< divides by n - 1 */
+    CLT_REDUCE_L2NORM = 6        /**< sqrt(sum x^2) */
 } clt_reduce_op;
 
 /** Reduce x over `naxes` axes (naxes == 0 or axes == NULL: all axes). Axes may be negative, must be
@@ -137,6 +150,7 @@ CLT_API clt_status clt_reduce(clt_reduce_op op, const clt_tensor *x, int naxes, 
 /** Index of the largest (argmax) / smallest (argmin) element along `axis` into an I32 tensor (first
  *  index on ties; NaN counts as largest for argmax and smallest for argmin). */
 CLT_API clt_status clt_argmax(const clt_tensor *x, int axis, int keepdim, clt_tensor *out);
+/** The index of the smallest element along `axis`, as clt_argmax. */
 CLT_API clt_status clt_argmin(const clt_tensor *x, int axis, int keepdim, clt_tensor *out);
 /** Sum over the last axis, out of shape x.shape[:-1] (its own fast kernel). */
 CLT_API clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out);
@@ -145,10 +159,12 @@ CLT_API clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out);
 
 /** Softmax / log-softmax over the last axis, numerically stable (max subtracted). out may alias x. */
 CLT_API clt_status clt_softmax(const clt_tensor *x, clt_tensor *out);
+/** log(softmax(x)) over the last axis, computed as x - max - log(sum(exp(x - max))). out may alias x. */
 CLT_API clt_status clt_log_softmax(const clt_tensor *x, clt_tensor *out);
 /** Backward from the forward output y: softmax: dx = y * (dy - sum(dy * y)); log-softmax:
  *  dx = dy - exp(y) * sum(dy). dx may alias dy. */
 CLT_API clt_status clt_softmax_backward(const clt_tensor *y, const clt_tensor *dy, clt_tensor *dx);
+/** Backward of clt_log_softmax from its output y: dx = dy - exp(y) * sum(dy). dx may alias dy. */
 CLT_API clt_status clt_log_softmax_backward(const clt_tensor *y, const clt_tensor *dy, clt_tensor *dx);
 
 #ifdef __cplusplus

@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor profiler: where the time of each op goes (kernel, transfer, host overhead).
  *
  * Turn it on per context: CLT_PROFILE=1 in the environment, or clt_context_options.profiler = 1 at
@@ -59,38 +60,43 @@
 extern "C" {
 #endif
 
+/** Most recorded commands that wait unresolved; an enqueue beyond it first waits for the oldest
+ *  (counted in clt_profile_stats.stalls). */
 #define CLT_PROFILE_MAX_PENDING 4096
+/** Most (op, impl) rows the profiler keeps. */
 #define CLT_PROFILE_MAX_ROWS 256
+/** Commands kept for the Chrome trace (the latest ones). */
 #define CLT_PROFILE_TRACE_CAP 65536
 
+/** What a recorded command was. */
 typedef enum clt_profile_kind {
-    CLT_PROFILE_KERNEL = 1,  /* an op kernel or a CLBlast routine */
-    CLT_PROFILE_TRANSFER = 2 /* host<->device copy, map/unmap, device copy, buffer fill */
+    CLT_PROFILE_KERNEL = 1,  /**< an op kernel or a CLBlast routine */
+    CLT_PROFILE_TRANSFER = 2 /**< host<->device copy, map/unmap, device copy, buffer fill */
 } clt_profile_kind;
 
 /** One row: every completed command of one (op, impl) pair since the last reset. Times in ns. */
 typedef struct clt_profile_entry {
-    char op[64];          /* public call: "clt_add", "clt_tensor_read" */
-    char impl[64];        /* kernel function name, "clblast:CLBlastSgemm", "write", "read", ... */
-    clt_profile_kind kind;
-    uint64_t count;       /* commands completed (failed ones included) */
-    uint64_t kernel_ns;   /* sum of START -> END, kernel commands */
-    uint64_t transfer_ns; /* sum of START -> END, transfer commands */
-    uint64_t host_ns;     /* sum of QUEUED -> START (host overhead, see above) */
-    uint64_t idle_ns;     /* sum of the device's idle time before each command (see above) */
-    uint64_t bytes;       /* bytes moved, transfer commands */
-    uint64_t failed;      /* commands that ended in an execution error (no times counted) */
+    char op[64];          /**< public call: "clt_add", "clt_tensor_read" */
+    char impl[64];        /**< kernel function name, "clblast:CLBlastSgemm", "write", "read", ... */
+    clt_profile_kind kind;  /**< kernel or transfer */
+    uint64_t count;       /**< commands completed (failed ones included) */
+    uint64_t kernel_ns;   /**< sum of START -> END, kernel commands */
+    uint64_t transfer_ns; /**< sum of START -> END, transfer commands */
+    uint64_t host_ns;     /**< sum of QUEUED -> START (host overhead, see above) */
+    uint64_t idle_ns;     /**< sum of the device's idle time before each command (see above) */
+    uint64_t bytes;       /**< bytes moved, transfer commands */
+    uint64_t failed;      /**< commands that ended in an execution error (no times counted) */
 } clt_profile_entry;
 
 /** Bookkeeping of the profiler since the last reset. */
 typedef struct clt_profile_stats {
-    uint64_t commands;      /* commands resolved into rows */
-    uint64_t pending;       /* enqueued, not resolved yet (complete or not) */
-    uint64_t rows;          /* rows in use */
-    uint64_t trace_records; /* commands in the trace now (<= trace_cap) */
-    uint64_t trace_cap;     /* CLT_PROFILE_TRACE_CAP */
-    uint64_t trace_dropped; /* older trace records overwritten at the cap */
-    uint64_t stalls;        /* times an enqueue waited because CLT_PROFILE_MAX_PENDING were pending */
+    uint64_t commands;      /**< commands resolved into rows */
+    uint64_t pending;       /**< enqueued, not resolved yet (complete or not) */
+    uint64_t rows;          /**< rows in use */
+    uint64_t trace_records; /**< commands in the trace now (<= trace_cap) */
+    uint64_t trace_cap;     /**< CLT_PROFILE_TRACE_CAP */
+    uint64_t trace_dropped; /**< older trace records overwritten at the cap */
+    uint64_t stalls;        /**< times an enqueue waited because CLT_PROFILE_MAX_PENDING were pending */
 } clt_profile_stats;
 
 /** Wait for all enqueued work (blocks, like clt_finish) and resolve every recorded command.

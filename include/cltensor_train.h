@@ -1,4 +1,5 @@
-/*
+/**
+ * @file
  * cltensor training ops: the optimizer step, the loss and the input encoding of a small network,
  * each ONE kernel launch. Included by cltensor.h. f32 only; ops only enqueue.
  *
@@ -22,10 +23,11 @@ extern "C" {
 /** Adam hyper-parameters, as torch.optim.Adam (amsgrad off). weight_decay is L2 regularisation
  *  added to the gradient (grad + weight_decay * param), not AdamW's decoupled decay. */
 typedef struct clt_adam_params {
-    float lr;           /* >= 0 */
-    float beta1, beta2; /* each in [0, 1) */
-    float eps;          /* >= 0 */
-    float weight_decay; /* >= 0 */
+    float lr;           /**< >= 0 */
+    float beta1;        /**< first-moment decay, in [0, 1) */
+    float beta2;        /**< second-moment decay, in [0, 1) */
+    float eps;          /**< >= 0 */
+    float weight_decay; /**< >= 0 */
 } clt_adam_params;
 
 /** torch.optim.Adam's defaults: lr 1e-3, betas 0.9 / 0.999, eps 1e-8, weight_decay 0. */

@@ -143,6 +143,14 @@ START_TEST(compare_bad_input)
     expect_row(text, "\n| add/1M | 2.00 | case @ us | |\n");
     free(text);
 
+    /* escapes are decoded, not cut: \" and \\u00e9 in names, "us" as text inside a string */
+    files[0] = write_in_tmp("escapes.jsonl",
+                            "{\"peer\":\"my \\\"fast\\\" lib\",\"device\":\"D\\u00e9v\","
+                            "\"note\":\"\\\"us\\\": 99,\",\"case\":\"add/1M\",\"us\":2}\n");
+    ck_assert_int_eq(compare(1, files, NULL, &text), 0);
+    expect_row(text, "\n| add/1M | 2.00 | my \"fast\" lib @ D\xc3\xa9v | |\n");
+    free(text);
+
     /* no files: an empty table, not a crash */
     ck_assert_int_eq(compare(0, files, NULL, &text), 0);
     ck_assert_int_eq(count_lines(text, "| "), 2);

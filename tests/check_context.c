@@ -97,6 +97,8 @@ START_TEST(create_bad_profile)
     clt_context_options_init(&o);
     o.profile = "gfx9000";
     expect_create_fails(&o, CLT_ERR_INVALID_ARGUMENT, "gfx9000");
+    ck_assert_msg(strncmp(clt_last_error(NULL), "clt_context_create: ", 20) == 0,
+                  "message \"%s\" does not start with the call's name", clt_last_error(NULL));
     setenv("CLT_DEVICE_PROFILE", "gfx9000", 1);
     expect_create_fails(NULL, CLT_ERR_INVALID_ARGUMENT, "gfx9000");
     o.profile = "native"; /* the option wins, the bad variable is not consulted */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch peer of clt-bench: the same cases, names and method (BENCHMARKS.md), as JSON lines.
+"""PyTorch peer of clt-bench: the same cases, names and method (bench/README.md), as JSON lines.
 
 Method: inputs are fresh uniform [0, 1) float32 tensors already on the device; a warm-up call; R chosen
 so that one sample (R calls, then one synchronize) lasts >= 20 ms; >= 5 samples; the median of
@@ -7,7 +7,13 @@ wall / R in microseconds, with min and max. Outputs go into preallocated out= te
 offers that, so the timed loop allocates nothing it does not have to. TF32 is off.
 
 Usage: torch_suite.py [--suite seed,micro,...|all] [--case SUBSTR] [--device cpu|cuda]
-                      [--json FILE] [--threads N] [--samples N] [--min-ms MS]
+                      [--mode eager|graph|compile] [--json FILE] [--threads N] [--samples N]
+                      [--min-ms MS]
+--mode (pinn suite only; other suites run eager and are left out of other modes): graph = the
+forward / the whole train step (zero_grad, forward, loss, backward, Adam with capturable=True)
+captured in one CUDA graph and replayed (CUDA only); compile = torch.compile of the network's
+forward (features included), and on CUDA the whole step with it captured in one CUDA graph. The
+peer is then torch-<device>-<mode>, its own column in clt-bench --compare.
 Without torch installed it says so on stderr and prints nothing (exit 0): a peer never fakes lines.
 """
 import argparse
@@ -49,7 +55,8 @@ class Bench:
 
 
 class Peer:
-    def __init__(self, device, min_s, samples):
+    def __init__(self, device, min_s, samples, mode="eager"):
+        self.mode = mode
         self.device = torch.device(device)
         self.cuda = self.device.type == "cuda"
         self.min_s, self.samples = min_s, max(5, samples)
@@ -210,6 +217,10 @@ class Peer:
             p = two_pi * (x @ B)
             return net(torch.cat([torch.sin(p), torch.cos(p)], dim=1))
 
+        if self.mode == "compile":
+            forward = torch.compile(forward)
+        if self.mode != "eager":
+            return self.pinn_captured(forward, net, target, steps, every)
         if steps == 0:
             def run_forward():
                 with torch.no_grad():
@@ -229,11 +240,72 @@ class Peer:
             return last
         return Bench(run_train, note="loss.item() every step" if every == 1 else f"loss.item() every {every}th step")
 
+    def pinn_captured(self, forward, net, target, steps, every):
+        """graph / compile modes: forward (no_grad) or the whole Adam step; on CUDA captured in one
+        CUDA graph after warm-up on a side stream (the documented whole-network recipe)."""
+        note = "torch.compile" if self.mode == "compile" else "eager ops"
+        if steps == 0:
+            with torch.no_grad():
+                for _ in range(3):
+                    forward()
+                if not self.cuda:
+                    return Bench(forward, note=note + ", no_grad")
+                torch.cuda.synchronize()
+                graph = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(graph):
+                    forward()
+            return Bench(graph.replay, note=note + " in one CUDA graph, no_grad")
+        opt = torch.optim.Adam(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-8,
+                               capturable=self.cuda)
+
+        @torch.enable_grad()
+        def step():
+            opt.zero_grad(set_to_none=True)
+            loss = F.mse_loss(forward(), target)
+            loss.backward()
+            opt.step()
+            return loss
+
+        if not self.cuda:
+            for _ in range(3):
+                step()
+
+            def run_cpu():
+                last = None
+                for i in range(1, steps + 1):
+                    loss = step()
+                    if i % every == 0:
+                        last = loss.item()
+                return last
+            return Bench(run_cpu, note=note + ", loss.item() every " + ("step" if every == 1 else f"{every}th step"))
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                step()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        opt.zero_grad(set_to_none=True)
+        with torch.cuda.graph(graph):
+            static_loss = step()
+
+        def run_graph():
+            last = None
+            for i in range(1, steps + 1):
+                graph.replay()
+                if i % every == 0:
+                    last = static_loss.item()
+            return last
+        return Bench(run_graph, note=note + ", whole step in one CUDA graph, loss.item() every " +
+                     ("step" if every == 1 else f"{every}th step"))
+
     # ------------------------------------------------------------------ the case list
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
         cpu = not self.cuda
         out = []
+        if self.mode != "eager" and suite != "pinn":
+            return out
         if suite == "transfer" and self.cuda:
             out += [("h2d/268435456", lambda: self.h2d(268435456)),
                     ("d2h/268435456", lambda: self.d2h(268435456)),
@@ -294,6 +366,8 @@ def parse_args(argv):
     ap.add_argument("--suite", action="append", help="suite name(s), comma list or repeated; 'all'")
     ap.add_argument("--case", help="only cases whose name contains this")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--mode", choices=["eager", "graph", "compile"], default="eager",
+                    help="pinn suite: eager (default), CUDA graph, or torch.compile (+ CUDA graph)")
     ap.add_argument("--json", help="write the JSON lines to this file instead of stdout")
     ap.add_argument("--threads", type=int, help="torch.set_num_threads (CPU)")
     ap.add_argument("--samples", type=int, default=5)
@@ -326,8 +400,12 @@ def main(argv):
         torch.set_num_threads(args.threads)
     torch.manual_seed(0x5EED)
 
-    peer = Peer(args.device, args.min_ms / 1000.0, args.samples)
-    base = {"peer": "torch-" + args.device, "device": device_name(peer.device)}
+    if args.mode == "graph" and args.device != "cuda":
+        print("torch_suite.py: --mode graph needs --device cuda", file=sys.stderr)
+        return 1
+    peer = Peer(args.device, args.min_ms / 1000.0, args.samples, args.mode)
+    mode = "" if args.mode == "eager" else "-" + args.mode
+    base = {"peer": "torch-" + args.device + mode, "device": device_name(peer.device)}
     extra = {"torch": torch.__version__}
     if not peer.cuda:
         extra["threads"] = torch.get_num_threads()

@@ -13,6 +13,16 @@
 
 const char *clt_version_string(void) { return CLT_VERSION_STRING; }
 
+void clt_version(int *major, int *minor, int *patch)
+{
+    if (major)
+        *major = CLT_VERSION_MAJOR;
+    if (minor)
+        *minor = CLT_VERSION_MINOR;
+    if (patch)
+        *patch = CLT_VERSION_PATCH;
+}
+
 void clt_context_options_init(clt_context_options *opts)
 {
     if (opts)
@@ -62,18 +72,18 @@ static const char *env_or(const char *option, const char *env_name)
 }
 
 /* An implementation choice (option, else environment, else "auto") into out[16]. */
-static clt_status pick_impl(const char *option, const char *env_name, const char *what, char *out)
+static clt_status pick_impl(const char *option, const char *env_name, const char *what,
+                            const char *who, char *out)
 {
     const char *v = env_or(option, env_name);
     if (v && strcmp(v, "auto") && strcmp(v, "tiled") && strcmp(v, "clblast"))
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
-                         "clt_context_create: %s implementation \"%s\" is not tiled, clblast or auto",
-                         what, v);
+                         "%s: %s implementation \"%s\" is not tiled, clblast or auto", who, what, v);
     snprintf(out, 16, "%s", v ? v : "auto");
     return CLT_SUCCESS;
 }
 
-static clt_status pick_profiler(int option, int *out)
+static clt_status pick_profiler(int option, const char *who, int *out)
 {
     if (option != 0) {
         *out = option > 0;
@@ -85,8 +95,7 @@ static clt_status pick_profiler(int option, int *out)
         return CLT_SUCCESS;
     }
     if (strcmp(v, "1"))
-        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
-                         "clt_context_create: CLT_PROFILE=\"%s\" is not 0 or 1", v);
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: CLT_PROFILE=\"%s\" is not 0 or 1", who, v);
     *out = 1;
     return CLT_SUCCESS;
 }
@@ -108,7 +117,7 @@ static void resolve_cache_dir(const char *option, char *out, size_t size)
         snprintf(out, size, "%s/.cache/cltensor", home);
 }
 
-static void context_destroy(clt_context *ctx)
+void clt__context_destroy(clt_context *ctx)
 {
     if (ctx->queue)
         clFinish(ctx->queue);
@@ -121,7 +130,7 @@ static void context_destroy(clt_context *ctx)
         clt__kernel_map_destroy(ctx->kernels);
     if (ctx->pool)
         clt__pool_destroy(ctx->pool);
-    if (ctx->queue)
+    if (ctx->queue) /* ours, or our reference on an adopted queue */
         clReleaseCommandQueue(ctx->queue);
     if (ctx->dev)
         clt__device_state_release(ctx->dev);
@@ -131,51 +140,80 @@ static void context_destroy(clt_context *ctx)
 }
 
 /* A failure during creation: move the message to the thread slot (the context is going away). */
-static clt_status creation_failed(clt_context *ctx, clt_status st)
+static clt_status creation_failed(clt_context *ctx, clt_status st, const char *who)
 {
     if (ctx->error && ctx->error[0])
-        clt__fail(NULL, st, "clt_context_create: %s", ctx->error);
-    context_destroy(ctx);
+        clt__fail(NULL, st, "%s: %s", who, ctx->error);
+    clt__context_destroy(ctx);
     return st;
 }
 
-clt_status clt_context_create(const clt_context_options *opts, clt_context **out)
+clt_status clt__context_resolve_options(const clt_context_options *opts, int global_index,
+                                        const char *who, clt_context_limits *limits)
 {
-    if (!out)
-        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_context_create: out is NULL");
-    *out = NULL;
     clt_context_options defaults;
     clt_context_options_init(&defaults);
     if (!opts)
         opts = &defaults;
-
     uint64_t limit = opts->memory_limit;
     if (limit == 0) {
         const char *env = getenv("CLT_MEMORY_LIMIT");
         if (env && *env && clt__parse_bytes(env, &limit) != 0)
             return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
-                             "clt_context_create: CLT_MEMORY_LIMIT=\"%s\" is not a byte count "
-                             "(expected e.g. 1048576, 512M, 2G)", env);
+                             "%s: CLT_MEMORY_LIMIT=\"%s\" is not a byte count "
+                             "(expected e.g. 1048576, 512M, 2G)", who, env);
     }
-    int index;
-    clt_status st = clt__device_resolve(opts->device, &index);
-    if (st != CLT_SUCCESS)
-        return clt__prefix_error(NULL, st, "clt_context_create");
     const clt_device_entry *list;
     int n;
-    clt__device_list(&list, &n);
-    clt_context_limits limits;
-    memset(&limits, 0, sizeof limits);
-    st = clt__profile_limits(&list[index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"), &limits);
+    clt_status st = clt__device_list(&list, &n);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(NULL, st, "clt_context_create");
-    limits.memory_limit = limit;
+        return st;
+    memset(limits, 0, sizeof *limits);
+    st = clt__profile_limits(&list[global_index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"),
+                             limits);
+    if (st != CLT_SUCCESS) /* the profile layer does not know which public call asked */
+        return clt__prefix_error(NULL, st, who);
+    limits->memory_limit = limit;
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
-    snprintf(limits.kernel_dir, sizeof limits.kernel_dir, "%s", kdir ? kdir : "");
-    resolve_cache_dir(opts->cache_dir, limits.cache_dir, sizeof limits.cache_dir);
-    if ((st = pick_impl(opts->gemm_impl, "CLT_GEMM_IMPL", "GEMM", limits.gemm_impl)) ||
-        (st = pick_impl(opts->conv_impl, "CLT_CONV_IMPL", "Conv2D", limits.conv_impl)) ||
-        (st = pick_profiler(opts->profiler, &limits.profiler)))
+    snprintf(limits->kernel_dir, sizeof limits->kernel_dir, "%s", kdir ? kdir : "");
+    resolve_cache_dir(opts->cache_dir, limits->cache_dir, sizeof limits->cache_dir);
+    if ((st = pick_impl(opts->gemm_impl, "CLT_GEMM_IMPL", "GEMM", who, limits->gemm_impl)) ||
+        (st = pick_impl(opts->conv_impl, "CLT_CONV_IMPL", "Conv2D", who, limits->conv_impl)) ||
+        (st = pick_profiler(opts->profiler, who, &limits->profiler)))
+        return st;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__context_start(clt_context *ctx, const char *who)
+{
+    clt_status st;
+    if ((st = clt__pool_create(ctx, ctx->limits.memory_limit, &ctx->pool)) != CLT_SUCCESS ||
+        (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
+        (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS ||
+        (ctx->limits.profiler && (st = clt__prof_create(ctx)) != CLT_SUCCESS))
+        return creation_failed(ctx, st, who);
+    if (clt__tuning_load(ctx) != 0) /* a missing or bad tuning file is not an error: no file */
+        return creation_failed(ctx, clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY,
+                                              "out of host memory (tuning)"), who);
+    clt__log("context on device %d (%s), profile %s, cache %s%s", ctx->dev->global_index,
+             ctx->dev->entry->info.device_name, ctx->limits.profile,
+             ctx->limits.cache_dir[0] ? ctx->limits.cache_dir : "off",
+             ctx->dev->is_adopted ? ", application's cl_context and queue" : "");
+    return CLT_SUCCESS;
+}
+
+clt_status clt_context_create(const clt_context_options *opts, clt_context **out)
+{
+    static const char who[] = "clt_context_create";
+    if (!out)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_context_create: out is NULL");
+    *out = NULL;
+    int index;
+    clt_status st = clt__device_resolve(opts ? opts->device : NULL, &index);
+    if (st != CLT_SUCCESS) /* the device layer does not know which public call asked */
+        return clt__prefix_error(NULL, st, who);
+    clt_context_limits limits;
+    if ((st = clt__context_resolve_options(opts, index, who, &limits)) != CLT_SUCCESS)
         return st;
 
     clt_context *ctx = calloc(1, sizeof *ctx);
@@ -190,19 +228,12 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     cl_int err;
     ctx->queue = clCreateCommandQueue(ctx->dev->cl_ctx, ctx->dev->entry->device,
                                       limits.profiler ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
-    if (err != CL_SUCCESS)
-        return creation_failed(ctx, clt__cl_fail(ctx, err, "clCreateCommandQueue"));
-    if ((st = clt__pool_create(ctx, limit, &ctx->pool)) != CLT_SUCCESS ||
-        (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
-        (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS ||
-        (limits.profiler && (st = clt__prof_create(ctx)) != CLT_SUCCESS))
-        return creation_failed(ctx, st);
-    if (clt__tuning_load(ctx) != 0) /* a missing or bad tuning file is not an error: no file */
-        return creation_failed(ctx, clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY,
-                                              "out of host memory (tuning)"));
-    clt__log("context on device %d (%s), profile %s, cache %s", index,
-             ctx->dev->entry->info.device_name, limits.profile,
-             limits.cache_dir[0] ? limits.cache_dir : "off");
+    if (err != CL_SUCCESS) {
+        ctx->queue = NULL;
+        return creation_failed(ctx, clt__cl_fail(ctx, err, "clCreateCommandQueue"), who);
+    }
+    if ((st = clt__context_start(ctx, who)) != CLT_SUCCESS)
+        return st;
     *out = ctx;
     return CLT_SUCCESS;
 }
@@ -210,7 +241,7 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
 void clt_context_free(clt_context *ctx)
 {
     if (ctx)
-        context_destroy(ctx);
+        clt__context_destroy(ctx);
 }
 
 clt_status clt_finish(clt_context *ctx)

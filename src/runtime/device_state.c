@@ -9,6 +9,9 @@
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static clt_device_state *states[MAX_STATES];
+/* States on an application's cl_context (clt_context_create_from_cl), one per (cl_context, device):
+ * programs are objects of one cl_context, so they cannot be shared with ours. */
+static clt_device_state *adopted;
 
 clt_status clt__device_state_acquire(int global_index, clt_device_state **out)
 {
@@ -70,6 +73,71 @@ clt_status clt__device_state_acquire(int global_index, clt_device_state **out)
     return CLT_SUCCESS;
 }
 
+clt_status clt__device_state_adopt(int global_index, cl_context cl_ctx, clt_device_state **out)
+{
+    const clt_device_entry *list;
+    int n;
+    clt_status st = clt__device_list(&list, &n);
+    if (st != CLT_SUCCESS)
+        return st;
+    if (global_index < 0 || global_index >= n)
+        return clt__fail(NULL, CLT_ERR_DEVICE_NOT_FOUND, "device index %d out of range", global_index);
+    pthread_mutex_lock(&registry_lock);
+    for (clt_device_state *ds = adopted; ds; ds = ds->next_adopted) {
+        if (ds->cl_ctx == cl_ctx && ds->global_index == global_index) {
+            pthread_mutex_lock(&ds->lock);
+            ds->refcount++;
+            pthread_mutex_unlock(&ds->lock);
+            pthread_mutex_unlock(&registry_lock);
+            *out = ds;
+            return CLT_SUCCESS;
+        }
+    }
+    clt_device_state *ds = calloc(1, sizeof *ds);
+    if (!ds) {
+        pthread_mutex_unlock(&registry_lock);
+        return clt__fail(NULL, CLT_ERR_OUT_OF_HOST_MEMORY, "device state: out of host memory");
+    }
+    ds->global_index = global_index;
+    ds->entry = &list[global_index];
+    ds->is_adopted = 1;
+    pthread_mutex_init(&ds->lock, NULL);
+    st = clt__program_cache_create(ds, &ds->programs);
+    if (st != CLT_SUCCESS) {
+        pthread_mutex_destroy(&ds->lock);
+        free(ds);
+        pthread_mutex_unlock(&registry_lock);
+        return st;
+    }
+    cl_int err = clRetainContext(cl_ctx); /* the application keeps its own reference */
+    if (err != CL_SUCCESS) {
+        clt__program_cache_destroy(ds->programs);
+        pthread_mutex_destroy(&ds->lock);
+        free(ds);
+        pthread_mutex_unlock(&registry_lock);
+        return clt__cl_fail(NULL, err, "clRetainContext");
+    }
+    ds->cl_ctx = cl_ctx;
+    ds->refcount = 1;
+    ds->next_adopted = adopted;
+    adopted = ds;
+    pthread_mutex_unlock(&registry_lock);
+    clt__log("device %d (%s) adopted on an application cl_context", global_index,
+             ds->entry->info.device_name);
+    *out = ds;
+    return CLT_SUCCESS;
+}
+
+static void unlink_adopted(clt_device_state *ds)
+{
+    for (clt_device_state **p = &adopted; *p; p = &(*p)->next_adopted) {
+        if (*p == ds) {
+            *p = ds->next_adopted;
+            return;
+        }
+    }
+}
+
 void clt__device_state_release(clt_device_state *ds)
 {
     if (!ds)
@@ -79,9 +147,12 @@ void clt__device_state_release(clt_device_state *ds)
     int left = --ds->refcount;
     pthread_mutex_unlock(&ds->lock);
     if (left == 0) {
-        /* The last context is gone: programs and the cl_context go too; the disk cache keeps the
-         * binaries for the next process or context. */
-        states[ds->global_index] = NULL;
+        /* The last context is gone: programs and the cl_context go too (an adopted cl_context only
+         * loses our reference); the disk cache keeps the binaries for the next process or context. */
+        if (ds->is_adopted)
+            unlink_adopted(ds);
+        else
+            states[ds->global_index] = NULL;
         clt__program_cache_destroy(ds->programs);
         clReleaseContext(ds->cl_ctx);
         pthread_mutex_destroy(&ds->lock);

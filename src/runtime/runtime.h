@@ -77,9 +77,14 @@ typedef struct clt_device_state {
     pthread_mutex_t lock; /* guards programs and refcount */
     int refcount;
     struct clt_program_cache *programs;
+    int is_adopted;                          /* cl_ctx is an application's (retained, not ours) */
+    struct clt_device_state *next_adopted;   /* registry of adopted states */
 } clt_device_state;
 
 clt_status clt__device_state_acquire(int global_index, clt_device_state **out);
+/* The state of device global_index on an application's cl_context (retained while the state lives),
+ * shared by every cltensor context adopting that cl_context. */
+clt_status clt__device_state_adopt(int global_index, cl_context cl_ctx, clt_device_state **out);
 void clt__device_state_release(clt_device_state *ds);
 
 /* ----------------------------------------------------------- profile.c */
@@ -110,6 +115,17 @@ struct clt_context {
     size_t error_cap;
     int rehearsal; /* ops/common/launch.h clt__rehearse_then_run: build and check, enqueue nothing */
 };
+
+/* Everything of clt_context_create but the device and queue: resolves opts (and the environment)
+ * against device global_index into *limits and *memory_limit. Failures are recorded on the thread
+ * slot with the prefix `who`. */
+clt_status clt__context_resolve_options(const clt_context_options *opts, int global_index,
+                                        const char *who, clt_context_limits *limits);
+/* Second half of creation, once ctx->dev and ctx->queue are set: pool, transfers, kernels, profiler,
+ * tuning. On failure ctx is destroyed and the message moved to the thread slot under `who`. */
+clt_status clt__context_start(clt_context *ctx, const char *who);
+/* Tears down a context in any state of construction. */
+void clt__context_destroy(clt_context *ctx);
 
 /* Parse "123", "64K", "512M", "2G" (powers of 1024). Returns 0 on success. */
 int clt__parse_bytes(const char *text, uint64_t *bytes);

@@ -1,11 +1,13 @@
 /* clt-info: what cltensor sees. Every OpenCL device and its capabilities, which one a context would
  * pick, and the limits and program cache of a context created there. Uses the public API only. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cltensor_all.h"
 #include "json_out.h"
+#include "tool_args.h"
 
 typedef struct info_options {
     int json;
@@ -25,6 +27,7 @@ static void usage(FILE *f) {
             "                  or a substring of \"platform / device\" (default: $CLT_DEVICE)\n"
             "  --profile NAME  device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
             "  --help          this text\n"
+            "  --version       the library version\n"
             "exit status: 0 ok, 1 failure\n");
 }
 
@@ -188,26 +191,31 @@ static void print_context_json(const clt_context_limits *l, const clt_program_ca
 
 /* ------------------------------------------------------------------ main */
 
+enum { OPT_JSON = 256, OPT_LIST, OPT_DEVICE, OPT_PROFILE, OPT_VERSION };
+
 static int parse_args(int argc, char **argv, info_options *o) {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(a, "--list") == 0) {
-            o->list = 1;
-        } else if ((strcmp(a, "--device") == 0 || strcmp(a, "--profile") == 0) && i + 1 < argc) {
-            if (a[2] == 'd')
-                o->device = argv[++i];
-            else
-                o->profile = argv[++i];
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            usage(stdout);
-            exit(0);
-        } else {
-            fprintf(stderr, "clt-info: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return 1;
+    static const struct option long_options[] = {
+        {"json", no_argument, NULL, OPT_JSON},         {"list", no_argument, NULL, OPT_LIST},
+        {"device", required_argument, NULL, OPT_DEVICE}, {"profile", required_argument, NULL, OPT_PROFILE},
+        {"help", no_argument, NULL, 'h'},              {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0}};
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case OPT_JSON: o->json = 1; break;
+        case OPT_LIST: o->list = 1; break;
+        case OPT_DEVICE: o->device = optarg; break;
+        case OPT_PROFILE: o->profile = optarg; break;
+        case 'h': usage(stdout); exit(0);
+        case OPT_VERSION: tool_print_version("clt-info"); exit(0);
+        case ':': fprintf(stderr, "clt-info: %s needs a value\n", argv[optind - 1]); return 1;
+        default: fprintf(stderr, "clt-info: unknown option '%s' (see --help)\n", argv[optind - 1]); return 1;
         }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "clt-info: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return 1;
     }
     if (o->json && o->list) {
         fprintf(stderr, "clt-info: --json and --list exclude each other\n");
@@ -279,6 +287,10 @@ int main(int argc, char **argv) {
     memset(&cache, 0, sizeof cache);
     const char *failed = NULL;
     st = clt_context_create(&opts, &ctx);
+    if (st == CLT_ERR_INVALID_ARGUMENT) { /* a bad --profile (or environment value): nothing to show */
+        free(devs);
+        return fail("clt_context_create", st, NULL);
+    }
     if (st != CLT_SUCCESS)
         failed = "clt_context_create";
     else if ((st = clt_context_get_limits(ctx, &limits)) != CLT_SUCCESS)

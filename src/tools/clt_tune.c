@@ -2,11 +2,13 @@
  * writes the device's tuning file, reads it back to check that a context will use it, and prints
  * what it found and where it wrote. Starts from the built-in tables (any existing tuning file is
  * not read). Native profile only: a simulated profile's choices are not measurable here. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "tool_args.h"
 #include "tune_sweeps.h"
 
 typedef struct tune_options {
@@ -22,36 +24,47 @@ static void usage(FILE *f)
             "  --device SEL  device, as clt_context_options.device (default: $CLT_DEVICE)\n"
             "  --quick       fewer sizes and candidates (minutes instead of tens of minutes)\n"
             "  --out PATH    write here instead of the device's file in the cache directory\n"
-            "                (<cache dir>/tuning-<hash>.txt, which contexts read by default)\n"
+            "                (<cache dir>/tuning-<hash>.txt, which contexts read by default); PATH's\n"
+            "                directory must exist and be writable (checked before the sweeps)\n"
             "  --dry-run     measure and print, write nothing\n"
+            "  --version     the library version\n"
             "sweeps, in order:\n");
     for (int i = 0; i < tune_sweep_count; i++)
         fprintf(f, "  %-16s %s\n", tune_sweeps[i].name, tune_sweeps[i].what);
     fprintf(f, "exit status: 0 ok, 1 failure\n");
 }
 
+enum { OPT_DEVICE = 256, OPT_QUICK, OPT_OUT, OPT_DRY_RUN, OPT_VERSION };
+
 static int parse_args(int argc, char **argv, tune_options *o)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--quick")) {
-            o->quick = 1;
-        } else if (!strcmp(a, "--dry-run")) {
-            o->dry_run = 1;
-        } else if ((!strcmp(a, "--device") || !strcmp(a, "--out")) && i + 1 < argc) {
-            if (a[2] == 'd')
-                o->device = argv[++i];
-            else
-                o->out = argv[++i];
-        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            exit(0);
-        } else {
-            fprintf(stderr, "clt-tune: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return -1;
+    static const struct option long_options[] = {
+        {"device", required_argument, NULL, OPT_DEVICE}, {"quick", no_argument, NULL, OPT_QUICK},
+        {"out", required_argument, NULL, OPT_OUT},       {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0}};
+    opterr = 0; /* our own one-line messages */
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
+        switch (c) {
+        case OPT_DEVICE: o->device = optarg; break;
+        case OPT_QUICK: o->quick = 1; break;
+        case OPT_OUT: o->out = optarg; break;
+        case OPT_DRY_RUN: o->dry_run = 1; break;
+        case 'h': usage(stdout); exit(0);
+        case OPT_VERSION: tool_print_version("clt-tune"); exit(0);
+        case ':': fprintf(stderr, "clt-tune: %s needs a value\n", argv[optind - 1]); return -1;
+        default: fprintf(stderr, "clt-tune: unknown option '%s' (see --help)\n", argv[optind - 1]); return -1;
         }
     }
+    if (optind < argc) {
+        fprintf(stderr, "clt-tune: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return -1;
+    }
+    /* The file is written after the sweeps (tens of minutes): a path that cannot be written is
+     * refused now. */
+    if (o->out && !o->dry_run && tool_check_output("clt-tune", "--out", o->out) != 0)
+        return -1;
     return 0;
 }
 
@@ -149,6 +162,8 @@ int main(int argc, char **argv)
         clt__tuning_default_path(ctx, path, sizeof path);
     if (!path[0] && !o.dry_run) {
         fprintf(stderr, "clt-tune: the cache directory is off (CLT_CACHE_DIR=off): give --out PATH\n");
+        free(out);
+        clt_context_free(ctx);
         return 1;
     }
     printf("clt-tune on %s (%s, driver %s)%s\n", env.dev.device_name, env.dev.platform_version,

@@ -29,7 +29,7 @@ double tune_rel_cost(double us_first, double us_second, int second)
 
 double tune_time_case(tune_env *env, const bench_case *c, const char *label)
 {
-    bench_env be = {env->ctx, env->dev, env->ctx->limits, env->seed};
+    bench_env be = {env->ctx, env->dev, env->ctx->limits, env->seed, 0};
     bench_run r = {0};
     bench_timing t = {0};
     clt_status st = c->setup(&be, c, &r);

@@ -1,5 +1,5 @@
-/* The dispatch decisions in force on a context, as text for clt-info and logs (DESIGN.md §6: the
- * choice is visible). */
+/* The dispatch decisions in force on a context, as text for clt-info and logs (src/README.md,
+ * "Dispatch and tuning": the choice is visible). */
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -7,6 +7,7 @@
 #include "ops/conv/conv_params.h"
 #include "ops/gemm/gemm_dispatch.h"
 #include "ops/gemm/gemm_params.h"
+#include "ops/mlp/mlp_describe.h"
 #include "tune/tuning_file.h"
 
 typedef struct text_out {
@@ -101,5 +102,8 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     else
         put(&o, "  small kernel when m*n*k <= %.3g; GEMV when m or n is 1\n", t->small_volume);
     describe_conv(ctx, &o);
+    char mlp_line[768];
+    clt__mlp_describe(ctx, mlp_line, sizeof mlp_line);
+    put(&o, "%s", mlp_line);
     return CLT_SUCCESS;
 }

@@ -14,7 +14,7 @@
  *   1000x128x128 9.01 vs 10.46, 256x1024x1024 25.58 vs 26.17; the stem's grad-weight 164.4 vs 164.6.
  * - AMD gfx902 (wave 64, 64 KiB LDS, WG <= 256): the same 8x8-per-item shape (4 waves per group,
  *   <= 128 VGPRs for two groups per CU), then 64x64 and 32x32 for small grids.
- * - CPU (POCL): the CPU-style kernel (DESIGN.md section 6), 6 rows x float16 per item (12 of the 16
+ * - CPU (POCL): the CPU-style kernel (src/README.md, Dispatch and tuning), 6 rows x float16 per item (12 of the 16
  *   AVX2 registers hold accumulators), 16 items per group sharing a 256 x 16 panel of B: measured
  *   37-41 GFLOP/s at 1024^3 on 2 cores vs 8.8 for CLBlast.
  * - Default (unknown GPUs): moderate 64x64 tiles with 16 KiB of local memory. */

@@ -1,0 +1,318 @@
+/* Fully fused MLP (include/cltensor_mlp.h): the whole network of one tile of TP points inside one
+ * work-group, activations in local memory, weights read through the caches (L1/L2).
+ *
+ * mlp_forward: one launch, one group per tile: encoding, every layer, the output rows.
+ * mlp_train:   launch 1 of a training step. A persistent grid of G groups; group g takes tiles
+ *   g, g + G, ... in that order: forward (each layer's input kept in the group's global scratch),
+ *   the MSE loss and its gradient, the backward through every layer, and the tile's weight and
+ *   bias gradients added into the group's own slice of `partial` ([G][NPARAMS]; the first tile
+ *   writes, later tiles add: no atomics, a fixed order). The group's sum of squared errors goes to
+ *   loss_part[g].
+ * Launch 2 of the step is mlp_update (mlp_update.cl): the fixed-order sum of the partials fused
+ *   with the optimizer.
+ *
+ * Work split inside a group (WG = COLS * NR items): item (r, j), j = lid % COLS the output column,
+ * r = lid / COLS; it owns the PPI points r, r + NR, ... of the tile (TP = NR * PPI), so the
+ * accumulators are a private array indexed by unrolled constants and a column of W is read once
+ * per k for PPI points (W row-major [in][out]: consecutive items read consecutive words), the
+ * activations 4 at a time (one float4 local read feeds 4 FMAs). The weight gradients: item
+ * (k quad, j) sums 4 rows of [A_l 1]^T G over the tile's points (the ones column at A_l's
+ * column K makes the bias row the last row, as in the flat layout W then b).
+ *
+ * -D contract: WG, COLS (>= every width, a power of two), PPI, NL (layers), IN_DIM (input
+ * coordinates), ENC (0 identity, 1 Fourier: width 0 = 2F, B [IN_DIM][F]), MLP_W (NL + 1 widths,
+ * comma list), MLP_ACT (NL activation codes: 0 identity, 1 tanh, 2 relu, 3 sigmoid, 4 silu),
+ * MLP_POFF (NL parameter offsets: layer l's W [in][out] then b [out]), MLP_SOFF (NL + 1 scratch
+ * offsets per tile, in floats, of each layer's input block y and, for silu layers, z), SCRATCH
+ * (floats of scratch per group), NPARAMS.
+ */
+#ifndef WG /* defaults: the PINN of BENCHMARKS.md, so the file also builds on its own */
+#define WG 256
+#define COLS 128
+#define PPI 16
+#define NL 4
+#define IN_DIM 2
+#define ENC 1
+#define MLP_W 128, 128, 128, 128, 2
+#define MLP_ACT 1, 1, 1, 0
+#define MLP_POFF 0, 16512, 33024, 49536
+#define MLP_SOFF 0, 4096, 8192, 12288, 16384
+#define SCRATCH (16384 + 4 * 32 * 128)
+#define NPARAMS 49794
+#endif
+#define TP (NR * PPI)
+#define NR (WG / COLS)
+#define LDA (COLS + 4) /* local row stride: room for the ones column of the bias gradient, and
+                          float4-aligned rows */
+
+#if WG % COLS != 0
+#error "WG must be a multiple of COLS"
+#endif
+
+__constant int widths[NL + 1] = {MLP_W};
+__constant int acts[NL] = {MLP_ACT};
+__constant int poff[NL] = {MLP_POFF};
+__constant int soff[NL + 1] = {MLP_SOFF};
+
+static inline float act_fwd(int a, float z)
+{
+    if (a == 1)
+        return tanh(z);
+    if (a == 2)
+        return fmax(z, 0.0f);
+    if (a == 3)
+        return 1.0f / (1.0f + exp(-z));
+    if (a == 4)
+        return z / (1.0f + exp(-z));
+    return z;
+}
+
+/* d act / d z from the output y (and the input z, which only silu needs). */
+static inline float act_grad(int a, float y, float z)
+{
+    if (a == 1)
+        return 1.0f - y * y;
+    if (a == 2)
+        return y > 0.0f ? 1.0f : 0.0f;
+    if (a == 3)
+        return y * (1.0f - y);
+    if (a == 4) {
+        float s = 1.0f / (1.0f + exp(-z));
+        return s * (1.0f + z * (1.0f - s));
+    }
+    return 1.0f;
+}
+
+/* The encoded input of the tile's points (rows past n are zeros) into cur [TP][LDA]. */
+static inline void encode_tile(__global const float *x, __global const float *B, float scale,
+                               long first, long n, __local float *cur)
+{
+    const int w0 = widths[0];
+    for (int q = get_local_id(0); q < TP * w0; q += WG) {
+        const int p = q / w0, c = q - p * w0;
+        const long pt = first + p;
+        float v = 0.0f;
+        if (pt < n) {
+            __global const float *xr = x + pt * IN_DIM;
+#if ENC == 1
+            const int f = w0 / 2, cc = c < f ? c : c - f;
+            float dot = 0.0f;
+            for (int d = 0; d < IN_DIM; d++)
+                dot += xr[d] * B[d * f + cc];
+            v = c < f ? sin(scale * dot) : cos(scale * dot);
+#else
+            v = xr[c];
+#endif
+        }
+        cur[p * LDA + c] = v;
+    }
+}
+
+/* Layer l of the tile: nxt = act(cur W_l + b_l). With a scratch pointer the layer's input block
+ * is saved there first (the backward's A_l) and, for silu layers, z of the output. */
+static inline void layer_fwd(int l, __global const float *params, __local const float *cur,
+                             __local float *nxt, __global float *scr)
+{
+    const int K = widths[l], O = widths[l + 1], a = acts[l];
+    const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
+    __global const float *W = params + poff[l];
+    if (scr)
+        for (int q = lid; q < TP * K; q += WG)
+            scr[soff[l] + q] = cur[(q / K) * LDA + q % K];
+    if (j < O) {
+        float acc[PPI];
+        const float b = W[K * O + j];
+#pragma unroll
+        for (int i = 0; i < PPI; i++)
+            acc[i] = b;
+        int k = 0;
+        for (; k + 4 <= K; k += 4) {
+            const float w0 = W[k * O + j], w1 = W[(k + 1) * O + j], w2 = W[(k + 2) * O + j],
+                        w3 = W[(k + 3) * O + j];
+#pragma unroll
+            for (int i = 0; i < PPI; i++) {
+                const float4 av = *(__local const float4 *)(cur + (r + i * NR) * LDA + k);
+                acc[i] = fma(av.x, w0, acc[i]);
+                acc[i] = fma(av.y, w1, acc[i]);
+                acc[i] = fma(av.z, w2, acc[i]);
+                acc[i] = fma(av.w, w3, acc[i]);
+            }
+        }
+        for (; k < K; k++) {
+            const float w = W[k * O + j];
+#pragma unroll
+            for (int i = 0; i < PPI; i++)
+                acc[i] = fma(cur[(r + i * NR) * LDA + k], w, acc[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PPI; i++) {
+            const int p = r + i * NR;
+            nxt[p * LDA + j] = act_fwd(a, acc[i]);
+            if (scr && a == 4)
+                scr[soff[NL] + l * TP * COLS + p * COLS + j] = acc[i];
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+
+/* Forward of all layers; returns the local buffer that holds the output [TP][LDA]. */
+static inline __local float *forward_tile(__global const float *x, __global const float *B,
+                                          float scale, __global const float *params, long first,
+                                          long n, __local float *buf0, __local float *buf1,
+                                          __global float *scr)
+{
+    encode_tile(x, B, scale, first, n, buf0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __local float *cur = buf0, *nxt = buf1;
+    for (int l = 0; l < NL; l++) {
+        layer_fwd(l, params, cur, nxt, scr);
+        __local float *t = cur;
+        cur = nxt, nxt = t;
+    }
+    return cur;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+mlp_forward(__global const float *x, __global const float *B, __global const float *params,
+            __global float *y, long n, float scale, ulong2 off)
+{
+    x += off.s0; /* element offsets of the caller's x and y */
+    y += off.s1;
+    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4]; /* float4: 16-byte aligned rows */
+    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
+    const long first = (long)get_group_id(0) * TP;
+    __local float *out = forward_tile(x, B, scale, params, first, n, buf0, buf1, 0);
+    const int O = widths[NL];
+    for (int q = get_local_id(0); q < TP * O; q += WG) {
+        const int p = q / O, c = q - p * O;
+        if (first + p < n)
+            y[(first + p) * O + c] = out[p * LDA + c];
+    }
+}
+
+/* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output) in g, the layer's
+ * input A_l (saved by the forward) staged into a; adds [A_l 1]^T G into the group's partial slice
+ * (set = the first tile: write), then for l > 0 the input gradient dL/dz of layer l - 1 into a. */
+static inline void layer_bwd(int l, __global const float *params, __local float *g,
+                             __local float *a, __global const float *scr, __global float *part,
+                             int set)
+{
+    const int K = widths[l], O = widths[l + 1];
+    const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
+    for (int q = lid; q < TP * (K + 1); q += WG) { /* A_l and its ones column K */
+        const int p = q / (K + 1), c = q - p * (K + 1);
+        a[p * LDA + c] = c < K ? scr[soff[l] + p * K + c] : 1.0f;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* weight gradients: item (quad kq, column jj) owns rows 4 kq .. 4 kq + 3 (row K: the bias) */
+    const int quads = (K + 4) / 4;
+    for (int e = lid; e < quads * O; e += WG) {
+        const int kq = e / O, jj = e - kq * O;
+        float4 s = (float4)(0.0f);
+        for (int p = 0; p < TP; p++) {
+            const float gv = g[p * LDA + jj];
+            const float4 av = *(__local const float4 *)(a + p * LDA + 4 * kq);
+            s = fma(av, (float4)(gv), s);
+        }
+        __global float *d = part + poff[l] + 4 * kq * O + jj;
+        const float sv[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+        for (int r4 = 0; r4 < 4; r4++)
+            if (4 * kq + r4 <= K)
+                d[r4 * O] = set ? sv[r4] : d[r4 * O] + sv[r4];
+    }
+    if (l == 0)
+        return;
+    /* input gradient: item (r, k = j) */
+    const int ap = acts[l - 1];
+    __global const float *W = params + poff[l];
+    float acc[PPI];
+#pragma unroll
+    for (int i = 0; i < PPI; i++)
+        acc[i] = 0.0f;
+    if (j < K) {
+        int o = 0;
+        for (; o + 4 <= O; o += 4) {
+            const float w0 = W[j * O + o], w1 = W[j * O + o + 1], w2 = W[j * O + o + 2],
+                        w3 = W[j * O + o + 3];
+#pragma unroll
+            for (int i = 0; i < PPI; i++) {
+                const float4 gv = *(__local const float4 *)(g + (r + i * NR) * LDA + o);
+                acc[i] = fma(gv.x, w0, acc[i]);
+                acc[i] = fma(gv.y, w1, acc[i]);
+                acc[i] = fma(gv.z, w2, acc[i]);
+                acc[i] = fma(gv.w, w3, acc[i]);
+            }
+        }
+        for (; o < O; o++) {
+            const float w = W[j * O + o];
+#pragma unroll
+            for (int i = 0; i < PPI; i++)
+                acc[i] = fma(g[(r + i * NR) * LDA + o], w, acc[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PPI; i++) {
+            const int p = r + i * NR;
+            const float z = ap == 4 ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + j] : 0.0f;
+            acc[i] *= act_grad(ap, a[p * LDA + j], z);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (j < K)
+#pragma unroll
+        for (int i = 0; i < PPI; i++)
+            a[(r + i * NR) * LDA + j] = acc[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* sc = (Fourier scale, 2 / (n * outputs): the MSE gradient's factor) */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+mlp_train(__global const float *x, __global const float *B, __global const float *params,
+          __global const float *target, __global float *scratch, __global float *partial,
+          __global float *loss_part, long n, float2 sc, ulong2 off)
+{
+    x += off.s0; /* element offsets of the caller's x and target */
+    target += off.s1;
+    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4];
+    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
+    const int lid = get_local_id(0), O = widths[NL], aout = acts[NL - 1];
+    const long G = get_num_groups(0), g = get_group_id(0);
+    __global float *scr = scratch + g * SCRATCH;
+    __global float *part = partial + g * NPARAMS;
+    float sq = 0.0f;
+    for (long t = g; t * TP < n; t += G) {
+        const long first = t * TP;
+        __local float *out = forward_tile(x, B, sc.x, params, first, n, buf0, buf1, scr);
+        /* dL/dz of the output layer, in place; padding rows give 0 */
+        for (int q = lid; q < TP * O; q += WG) {
+            const int p = q / O, c = q - p * O;
+            float d = 0.0f;
+            if (first + p < n) {
+                const float yv = out[p * LDA + c];
+                const float e = yv - target[(first + p) * O + c];
+                const float z = aout == 4 ? scr[soff[NL] + (NL - 1) * TP * COLS + p * COLS + c] : 0.0f;
+                sq = fma(e, e, sq);
+                d = sc.y * e * act_grad(aout, yv, z);
+            }
+            out[p * LDA + c] = d;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local float *gb = out, *ab = out == buf0 ? buf1 : buf0;
+        for (int l = NL - 1; l >= 0; l--) {
+            layer_bwd(l, params, gb, ab, scr, part, t == g);
+            __local float *tmp = gb;
+            gb = ab, ab = tmp;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    }
+    /* the group's squared-error sum: a fixed tree */
+    buf0[lid] = sq;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w)
+            buf0[lid] += buf0[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        loss_part[g] = buf0[0];
+}

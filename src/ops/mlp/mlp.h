@@ -1,0 +1,60 @@
+/* The fused MLP family (include/cltensor_mlp.h): the network object shared by the entry points
+ * (mlp_api.c), the fused path (mlp_fused.c) and the per-layer path (mlp_layers.c). Internal. */
+#ifndef CLT_OPS_MLP_H
+#define CLT_OPS_MLP_H
+
+#include "cltensor_mlp.h"
+#include "runtime/runtime.h"
+
+#define MLP_FUSED_GROUP 256 /* items of the fused kernels' group (COLS columns x NR rows) */
+#define MLP_TILE 32         /* points per tile when local memory allows */
+
+/* The fused kernels' shape on one device (mlp_fused.cl's -D contract). */
+typedef struct mlp_fused_cfg {
+    int wg, cols, ppi; /* tile TP = (wg / cols) * ppi points */
+    int max_groups;    /* persistent grid cap of the training launch */
+    char options[640]; /* the -D list for this network */
+    int64_t scratch;   /* floats of scratch per group */
+} mlp_fused_cfg;
+
+struct clt_mlp {
+    clt_context *ctx;
+    clt_mlp_desc d;
+    int fused;                          /* 1: fused path, 0: per-layer */
+    int64_t width[CLT_MLP_MAX_LAYERS + 1]; /* width[0]: the encoding's, width[l + 1]: layer l's */
+    int64_t poff[CLT_MLP_MAX_LAYERS];   /* layer l's W then b in the flat parameters */
+    int64_t nparams;
+    clt_tensor *params, *grads, *m, *v, *loss, *B; /* B: a [1] dummy for the identity encoding */
+    clt_tensor *bias[CLT_MLP_MAX_LAYERS], *dbias[CLT_MLP_MAX_LAYERS]; /* views (per-layer path) */
+    int64_t steps;
+    /* fused path */
+    mlp_fused_cfg cfg[2]; /* [0] big tiles, [1] small tiles for small N on GPUs */
+    int variants;
+    clt_tensor *scratch, *partial, *loss_part; /* grown to the largest grid used */
+    int64_t groups_cap;
+    /* per-layer path: activations act[0..layers] and two gradient buffers, for cap_n points */
+    clt_tensor *act[CLT_MLP_MAX_LAYERS + 1], *gbuf[2];
+    int64_t cap_n;
+};
+
+/* fused path (mlp_fused.c): whether this network can run fused on ctx (cfg[0..variants-1] and
+ * mlp->variants filled, else why) */
+int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size);
+clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
+clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
+                               int update, int want_loss, const char *who);
+
+/* per-layer path (mlp_layers.c) */
+clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n,
+                                   const char *who);
+clt_status clt__mlp_layers_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target,
+                                int64_t n, int update, const char *who);
+void clt__mlp_layers_free(clt_mlp *mlp);
+
+/* Launch 2 of a step / the per-layer path's optimizer (mlp_update.cl): grads = sum of `groups`
+ * partial slices, then the optimizer when update, the loss from loss_part when want_loss. */
+clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t groups,
+                           const clt_tensor *loss_part, int64_t n, int update, int want_loss,
+                           const char *who);
+
+#endif

@@ -1,0 +1,237 @@
+/* The fused path of the MLP family (cl_kernels/mlp/mlp_fused.cl): the kernel shape for this
+ * network on this device, the forward launch, and a training step's two launches (fused forward +
+ * backward into per-group partial gradients; then mlp_update). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/common/launch.h"
+#include "ops/mlp/mlp.h"
+#include "program/program.h"
+#include "tensor/tensor.h"
+
+#define FUSED_FAMILY "mlp_fused"
+
+static int act_code(clt_unary_op a)
+{
+    switch (a) {
+    case CLT_TANH: return 1;
+    case CLT_RELU: return 2;
+    case CLT_SIGMOID: return 3;
+    case CLT_SILU: return 4;
+    default: return 0;
+    }
+}
+
+/* Appends "-DNAME=v0,v1,..." to o. */
+static void put_list(char *o, size_t cap, const char *name, const int64_t *v, int count)
+{
+    size_t used = strlen(o);
+    used += (size_t)snprintf(o + used, used < cap ? cap - used : 0, " -D%s=", name);
+    for (int i = 0; i < count && used < cap; i++)
+        used += (size_t)snprintf(o + used, cap - used, i ? ",%lld" : "%lld", (long long)v[i]);
+}
+
+/* Groups of the training launch: a persistent grid (each group's partial gradients are a slice of
+ * nparams floats, so fewer groups is less traffic in launch 2); CLT_MLP_GROUPS overrides the cap
+ * for measurements. */
+static int group_cap(const clt_context *ctx)
+{
+    const char *env = getenv("CLT_MLP_GROUPS");
+    if (env && atoi(env) > 0)
+        return atoi(env);
+    int cu = (int)ctx->dev->entry->info.compute_units;
+    if (cu < 1)
+        cu = 1;
+    return ctx->dev->entry->info.type == CLT_DEVICE_GPU ? 2 * cu : cu;
+}
+
+/* One shape of the fused kernels: ppi_want points per item (0: MLP_TILE points per tile). */
+static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *why, size_t why_size)
+{
+    clt_context *ctx = mlp->ctx;
+    const clt_mlp_desc *d = &mlp->d;
+    int nl = d->layers;
+    int64_t maxw = 0;
+    for (int l = 0; l <= nl; l++)
+        maxw = mlp->width[l] > maxw ? mlp->width[l] : maxw;
+    if (maxw > CLT_MLP_FUSED_MAX_WIDTH) {
+        snprintf(why, why_size, "width %lld > %d", (long long)maxw, CLT_MLP_FUSED_MAX_WIDTH);
+        return 0;
+    }
+    int cols = 16;
+    while (cols < maxw)
+        cols *= 2;
+    /* CLT_MLP_WG / CLT_MLP_PPI override the group and points per item (measurements only) */
+    const char *ewg = getenv("CLT_MLP_WG"), *eppi = getenv("CLT_MLP_PPI");
+    int wg = ewg && atoi(ewg) >= cols && atoi(ewg) % cols == 0 ? atoi(ewg) : MLP_FUSED_GROUP;
+    while ((uint64_t)wg > ctx->limits.max_work_group_size && wg > cols)
+        wg /= 2;
+    if ((uint64_t)wg > ctx->limits.max_work_group_size) {
+        snprintf(why, why_size, "the device's groups hold %llu items, the kernel needs %d",
+                 (unsigned long long)ctx->limits.max_work_group_size, wg);
+        return 0;
+    }
+    int ppi = MLP_TILE / (wg / cols) > 0 ? MLP_TILE / (wg / cols) : 1;
+    if (ppi_want > 0 && ppi_want < ppi)
+        ppi = ppi_want;
+    if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
+        ppi = atoi(eppi);
+    const int lda = cols + 4; /* mlp_fused.cl's LDA */
+    while (ppi > 1 && (uint64_t)(2 * (wg / cols) * ppi * lda) * sizeof(float) >
+                          ctx->limits.local_mem_budget)
+        ppi /= 2;
+    int64_t tp = (int64_t)(wg / cols) * ppi;
+    if ((uint64_t)(2 * tp * lda) * sizeof(float) > ctx->limits.local_mem_budget) {
+        snprintf(why, why_size, "the activations need %lld B of local memory, the device gives %llu",
+                 (long long)(2 * tp * lda * (int64_t)sizeof(float)),
+                 (unsigned long long)ctx->limits.local_mem_budget);
+        return 0;
+    }
+    int64_t w[CLT_MLP_MAX_LAYERS + 1], a[CLT_MLP_MAX_LAYERS], soff[CLT_MLP_MAX_LAYERS + 1];
+    int64_t s = 0;
+    for (int l = 0; l <= nl; l++) {
+        w[l] = mlp->width[l];
+        soff[l] = s;
+        if (l < nl)
+            a[l] = act_code(d->activations[l]), s += tp * w[l];
+    }
+    cfg->wg = wg, cfg->cols = cols, cfg->ppi = ppi;
+    cfg->max_groups = group_cap(ctx);
+    cfg->scratch = s + nl * tp * cols;
+    snprintf(cfg->options, sizeof cfg->options,
+             "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DNPARAMS=%lld",
+             wg, cols, ppi, nl, (long long)d->inputs, d->encoding == CLT_MLP_ENCODING_FOURIER,
+             (long long)cfg->scratch, (long long)mlp->nparams);
+    put_list(cfg->options, sizeof cfg->options, "MLP_W", w, nl + 1);
+    put_list(cfg->options, sizeof cfg->options, "MLP_ACT", a, nl);
+    put_list(cfg->options, sizeof cfg->options, "MLP_POFF", mlp->poff, nl);
+    put_list(cfg->options, sizeof cfg->options, "MLP_SOFF", soff, nl + 1);
+    /* build now (no compile inside a timed step) and check the kernels take the group */
+    const char *names[2] = {"mlp_forward", "mlp_train"};
+    for (int i = 0; i < 2; i++) {
+        cl_kernel k;
+        clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, names[i], &k);
+        if (st != CLT_SUCCESS) {
+            snprintf(why, why_size, "%s did not build (%s)", names[i], clt_status_string(st));
+            return 0;
+        }
+        if (clt__kernel_work_group_limit(ctx, k) < (size_t)wg) {
+            snprintf(why, why_size, "%s runs at most %zu items per group, it needs %d", names[i],
+                     clt__kernel_work_group_limit(ctx, k), wg);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int64_t tile_points(const mlp_fused_cfg *c) { return (int64_t)(c->wg / c->cols) * c->ppi; }
+
+/* Variant 0 (tiles of MLP_TILE points) and, on GPUs, variant 1 (2 points per item): a small N in
+ * big tiles leaves most compute units idle and each group's chain of layers long, so it takes
+ * the small tiles when the big ones would not give every compute unit a group. */
+int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size)
+{
+    if (!fused_variant(mlp, 0, &cfg[0], why, why_size))
+        return 0;
+    mlp->variants = 1;
+    if (!clt__cpu_style(mlp->ctx) && cfg[0].ppi > 2 && !getenv("CLT_MLP_PPI") &&
+        fused_variant(mlp, 2, &cfg[1], why, why_size))
+        mlp->variants = 2;
+    why[0] = '\0';
+    return 1;
+}
+
+static const mlp_fused_cfg *pick(const clt_mlp *mlp, int64_t n)
+{
+    const mlp_fused_cfg *big = &mlp->cfg[0];
+    int64_t tiles = (n + tile_points(big) - 1) / tile_points(big);
+    int cu = (int)mlp->ctx->dev->entry->info.compute_units;
+    return mlp->variants == 2 && tiles < cu ? &mlp->cfg[1] : big;
+}
+
+static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float); }
+
+clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n)
+{
+    static const char *who = "clt_mlp_forward";
+    clt_context *ctx = mlp->ctx;
+    cl_kernel k;
+    const mlp_fused_cfg *cfg = pick(mlp, n);
+    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_forward", &k);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    cl_long nn = n;
+    cl_float scale = mlp->d.fourier_scale;
+    cl_ulong2 off = {{elem_off(x), elem_off(y)}};
+    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &x->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &mlp->B->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &mlp->params->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &y->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof nn, &nn, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof scale, &scale, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)))
+        return st;
+    int64_t tp = tile_points(cfg);
+    size_t local = (size_t)cfg->wg, global = (size_t)((n + tp - 1) / tp) * local;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
+}
+
+/* The scratch, partial-gradient and loss-part buffers for `groups` groups (grown, never shrunk: a
+ * network trained on one N allocates once). */
+static clt_status ensure_groups(clt_mlp *mlp, int64_t groups)
+{
+    if (groups <= mlp->groups_cap)
+        return CLT_SUCCESS;
+    clt_tensor *s = NULL, *p = NULL, *l = NULL;
+    int64_t ns = groups * mlp->cfg[0].scratch, np = groups * mlp->nparams;
+    clt_status st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &ns, &s);
+    if (!st)
+        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &np, &p);
+    if (!st)
+        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &groups, &l);
+    if (st) {
+        clt_tensor_free(s), clt_tensor_free(p), clt_tensor_free(l);
+        return st;
+    }
+    clt_tensor_free(mlp->scratch), clt_tensor_free(mlp->partial), clt_tensor_free(mlp->loss_part);
+    mlp->scratch = s, mlp->partial = p, mlp->loss_part = l;
+    mlp->groups_cap = groups;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
+                               int update, int want_loss, const char *who)
+{
+    clt_context *ctx = mlp->ctx;
+    const mlp_fused_cfg *cfg = pick(mlp, n);
+    int64_t tp = tile_points(cfg), tiles = (n + tp - 1) / tp;
+    /* as many groups as the cap allows with every group taking the same number of tiles (the
+     * slowest group sets the time; fewer groups is less partial-gradient traffic) */
+    int64_t per_group = (tiles + cfg->max_groups - 1) / cfg->max_groups;
+    int64_t groups = (tiles + per_group - 1) / per_group;
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_train", &k);
+    if (st == CLT_SUCCESS)
+        st = ensure_groups(mlp, groups);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    cl_long nn = n;
+    double outs = (double)n * (double)mlp->width[mlp->d.layers];
+    cl_float2 sc = {{mlp->d.fourier_scale, (float)(2.0 / outs)}};
+    cl_ulong2 off = {{elem_off(x), elem_off(target)}};
+    const cl_mem mems[7] = {x->storage->mem,       mlp->B->storage->mem,       mlp->params->storage->mem,
+                            target->storage->mem,  mlp->scratch->storage->mem, mlp->partial->storage->mem,
+                            mlp->loss_part->storage->mem};
+    for (cl_uint i = 0; i < 7; i++)
+        if ((st = clt__set_arg(ctx, k, i, sizeof(cl_mem), &mems[i], who)))
+            return st;
+    if ((st = clt__set_arg(ctx, k, 7, sizeof nn, &nn, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof sc, &sc, who)) ||
+        (st = clt__set_arg(ctx, k, 9, sizeof off, &off, who)))
+        return st;
+    size_t local = (size_t)cfg->wg, global = (size_t)groups * local;
+    if ((st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who)) != CLT_SUCCESS)
+        return st;
+    return clt__mlp_update(mlp, mlp->partial, groups, mlp->loss_part, n, update, want_loss, who);
+}
