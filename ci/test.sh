@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: builds (installing what is missing), then runs every ctest test on every OpenCL
 # device present (POCL at least), each test under both device profiles (native and gfx902); then
-# ci/package_check.sh (install, headers alone, the examples built three ways), counted in the summary.
+# ci/package_check.sh (install, headers alone, the examples built three ways) and the sanitizer job
+# (ci/sanitize.sh), counted in the summary.
 set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$top/ci/setup.sh"
@@ -41,6 +42,14 @@ else
     passed=$((passed + $(echo "$summary" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
     failed=$((failed + $(echo "$summary" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 fi
-echo "ctest tests on every device, each under both profiles, and the package checks:"
-echo "summary: $passed passed, $failed failed"
+# The sanitizer job (ASan + UBSan + LSan over the Check suite on POCL, its own build-asan/): one
+# more test in the summary.
+echo "=== sanitizer job (ci/sanitize.sh)"
+if bash "$top/ci/sanitize.sh"; then
+    passed=$((passed + 1))
+else
+    failed=$((failed + 1))
+fi
+echo "ctest tests on every device, each under both profiles, the package checks and the sanitizer job:"
+echo "summary: $passed passed, $failed failed (ci/test.sh took $SECONDS s)"
 [ "$failed" -eq 0 ]

@@ -385,7 +385,8 @@ CLT_API clt_status clt_program_cache_get_stats(const clt_context *ctx, clt_progr
 /* ---------------------------------------------------------------- tensors */
 
 /** Create an uninitialised contiguous tensor. ndim 0..CLT_MAX_DIMS (0 = scalar); dims >= 0 (0 makes
- *  an empty tensor). Statuses: CLT_ERR_INVALID_ARGUMENT, CLT_ERR_INVALID_DTYPE, CLT_ERR_INVALID_SHAPE,
+ *  an empty tensor, which takes no pool memory: it succeeds even at the memory cap). Statuses:
+ *  CLT_ERR_INVALID_ARGUMENT, CLT_ERR_INVALID_DTYPE, CLT_ERR_INVALID_SHAPE,
  *  CLT_ERR_SIZE_OVERFLOW, CLT_ERR_OUT_OF_DEVICE_MEMORY. The caller owns *out (clt_tensor_free; the
  *  context frees it otherwise). Does not block. */
 CLT_API clt_status clt_tensor_create(clt_context *ctx, clt_dtype dtype, int ndim, const int64_t *shape,

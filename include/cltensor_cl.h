@@ -70,7 +70,8 @@ CLT_API cl_mem clt_tensor_cl_mem(const clt_tensor *t, size_t *offset_bytes);
 /** An event that completes when all work enqueued on ctx so far has completed (a marker). The caller
  *  owns it and must clReleaseEvent it. */
 CLT_API clt_status clt_context_export_event(clt_context *ctx, cl_event *event);
-/** Make later work on ctx wait for an event from another queue (or a user event). */
+/** Make later work on ctx wait for an event from another queue (or a user event) of the same
+ *  OpenCL context; an event of another OpenCL context is CLT_ERR_CONTEXT_MISMATCH. */
 CLT_API clt_status clt_context_wait_event(clt_context *ctx, cl_event event);
 
 #ifdef __cplusplus

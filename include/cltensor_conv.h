@@ -14,6 +14,8 @@
  *   - Strides and dilations >= 1, paddings >= 0, groups >= 1 dividing both channel counts
  *     (CLT_ERR_INVALID_ARGUMENT otherwise).
  *   - Outputs may not overlap any input (CLT_ERR_ALIASING).
+ *   - Ci = 0 (no input channels) is CLT_ERR_INVALID_SHAPE; any dimension of x, w (or a pooling
+ *     input) above INT32_MAX is CLT_ERR_SIZE_OVERFLOW (the kernels index in i32).
  *   - N = 0 (an empty batch) is valid: nothing is enqueued (except for the backward sums over the
  *     batch, dw and dbias, which are then set to zeros).
  *   - On any error nothing is enqueued and no tensor changes; clt_last_error(ctx) says why.

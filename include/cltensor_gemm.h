@@ -10,7 +10,9 @@
  * Bounds: every element addressed must lie inside its tensor (CLT_ERR_INVALID_SHAPE otherwise);
  * ld must be >= the stored row length (CLT_ERR_INVALID_ARGUMENT). m, n, k >= 0; m or n = 0 is a
  * no-op; k = 0 gives C = act(beta * C + bias) + residual.
- * beta == 0: C is not read (NaN in C is overwritten).
+ * BLAS semantics on every path (our kernels of every variant, split-K, batched, CLBlast, epilogues):
+ * alpha == 0: A and B are not read (NaN or Inf there cannot reach C): C = act(beta * C + bias) +
+ * residual, as for k = 0. beta == 0: C is not read (NaN in C is overwritten).
  * Aliasing: C may not overlap A, B, bias or residual (CLT_ERR_ALIASING).
  */
 #ifndef CLTENSOR_GEMM_H

@@ -26,6 +26,9 @@ void clt__pool_destroy(struct clt_pool *pool);
 clt_status clt__pool_alloc(clt_context *ctx, size_t bytes, clt_block **out);
 /* Return a block to the cache. */
 void clt__pool_release(clt_context *ctx, clt_block *block);
+/* The context's placeholder buffer for empty tensors (not retained for the caller; created on first
+ * use, never counted against the limit). */
+clt_status clt__pool_empty_mem(clt_context *ctx, cl_mem *out);
 void clt__pool_get_stats(const struct clt_pool *pool, clt_pool_stats *stats);
 void clt__pool_trim(struct clt_pool *pool);
 /* The size class a request of `bytes` is rounded up to. */

@@ -2,6 +2,7 @@
  * measured on the H200 host) is what limited staged transfers, while the pinned DMA runs at ~54 GB/s.
  * Threads are started and joined inside the call: nothing outlives it. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,10 +26,14 @@ static void *copy_part_run(void *p)
 
 static int copy_threads(size_t bytes)
 {
-    static int cores;
+    /* Threads may copy at once: the lazily counted cores are an atomic (a plain static was a data
+     * race; every thread computes the same value, so relaxed order suffices). */
+    static _Atomic int cached_cores;
+    int cores = atomic_load_explicit(&cached_cores, memory_order_relaxed);
     if (cores == 0) {
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         cores = n > 0 ? (int)n : 1;
+        atomic_store_explicit(&cached_cores, cores, memory_order_relaxed);
     }
     size_t by_size = bytes / MIN_BYTES_PER_THREAD;
     int n = cores < MAX_COPY_THREADS ? cores : MAX_COPY_THREADS;

@@ -15,6 +15,7 @@ struct clt_pool {
     clt_block *free_lists[POOL_CLASSES];
     clt_block *in_use;
     clt_pool_stats stats;
+    cl_mem empty; /* the placeholder of every empty tensor (clt__pool_empty_mem), or NULL */
 };
 
 static int floor_log2(size_t x) { return (int)(sizeof(size_t) * CHAR_BIT - 1) - __builtin_clzl(x); }
@@ -110,6 +111,8 @@ void clt__pool_destroy(struct clt_pool *pool)
     if (!pool)
         return;
     trim_until(pool, 0, 0);
+    if (pool->empty)
+        clReleaseMemObject(pool->empty);
     while (pool->in_use) {
         clt_block *b = pool->in_use;
         list_unlink(&pool->in_use, b);
@@ -208,6 +211,21 @@ clt_status clt__pool_alloc(clt_context *ctx, size_t bytes, clt_block **out)
     take_block(pool, b);
     pool->stats.misses++;
     *out = b;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__pool_empty_mem(clt_context *ctx, cl_mem *out)
+{
+    struct clt_pool *pool = ctx->pool;
+    if (!pool->empty) {
+        /* Made once per context, outside the limit and the statistics: a few bytes, not a block. */
+        cl_int err;
+        cl_mem mem = clCreateBuffer(ctx->dev->cl_ctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+        if (err != CL_SUCCESS)
+            return clt__cl_fail(ctx, err, "clCreateBuffer (the empty-tensor placeholder)");
+        pool->empty = mem;
+    }
+    *out = pool->empty;
     return CLT_SUCCESS;
 }
 

@@ -2,13 +2,16 @@
  *   "CLTPROG1" | u32 format version | 32 key chars | u64 payload size | u64 payload checksum |
  * payload (integers little-endian). Files are written under a temp name and renamed, so a reader
  * never sees half a file; anything unexpected is a silent miss, because the cache only saves
- * compile time. */
+ * compile time. A driver can abort the process while loading a binary it dislikes (POCL asserts),
+ * which no caller can catch; so a load is bracketed by a trial mark, <dir>/<32 hex>.trial holding
+ * the loader's pid, and a mark whose process is gone means that entry is discarded, never retried. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,11 +126,14 @@ static int read_all(int fd, unsigned char *buf, size_t size)
     return 1;
 }
 
+/* write(2), replaceable by tests to simulate a full disk (no portable way to fill one). */
+ssize_t (*clt__disk_cache_write_fn)(int fd, const void *buf, size_t size) = write;
+
 static int write_all(int fd, const unsigned char *buf, size_t size)
 {
     size_t done = 0;
     while (done < size) {
-        ssize_t n = write(fd, buf + done, size - done);
+        ssize_t n = clt__disk_cache_write_fn(fd, buf + done, size - done);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
@@ -163,11 +169,12 @@ int clt__disk_cache_load(const char *dir, const clt_cache_key *key, unsigned cha
     char path[1100];
     if (!dir || !*dir || !file_path(path, sizeof path, dir, key))
         return 0;
-    int fd = open(path, O_RDONLY);
+    char why_open[1300];
+    int fd = clt__open_regular(path, why_open, sizeof why_open); /* a FIFO must not block us */
     if (fd < 0) {
         if (errno != ENOENT) {
             *rejected = 1;
-            clt__log("disk cache: cannot open %s: %s", path, strerror(errno));
+            clt__log("disk cache: rejecting entry: %s", why_open);
         }
         return 0;
     }
@@ -268,6 +275,103 @@ int clt__disk_cache_store(const char *dir, const clt_cache_key *key, const unsig
         unlink(temp);
     }
     return ok;
+}
+
+static int mark_path(char *buf, size_t cap, const char *dir, const clt_cache_key *key)
+{
+    int n = snprintf(buf, cap, "%s/%s.trial", dir, key->hex);
+    return n > 0 && (size_t)n < cap;
+}
+
+void clt__disk_cache_discard(const char *dir, const clt_cache_key *key)
+{
+    char path[1100];
+    if (!dir || !*dir)
+        return;
+    if (file_path(path, sizeof path, dir, key))
+        unlink(path);
+    if (mark_path(path, sizeof path, dir, key))
+        unlink(path);
+}
+
+/* The pid recorded in a trial mark; 0 when it cannot be read (marks are created whole, so an
+ * unreadable one is garbage). */
+static long mark_owner(const char *mark)
+{
+    char why[64], text[32];
+    int fd = clt__open_regular(mark, why, sizeof why);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    char *end;
+    long pid = strtol(text, &end, 10);
+    return pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+static int process_alive(long pid)
+{
+    return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
+/* Creates the mark holding our pid, atomically: written under a temp name, then link(2)ed to the
+ * mark's name, which fails with EEXIST when a mark is there, so no reader ever sees a half-written
+ * mark. 1 = created, 0 = one exists, -1 = cannot create (errno kept). */
+static int create_mark(const char *dir, const clt_cache_key *key, const char *mark)
+{
+    char temp[1200], text[32];
+    int n = snprintf(temp, sizeof temp, "%s/.%s.%ld.%016llx.trial.tmp", dir, key->hex,
+                     (long)getpid(), (unsigned long long)temp_nonce());
+    if (n <= 0 || (size_t)n >= sizeof temp) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    n = snprintf(text, sizeof text, "%ld\n", (long)getpid());
+    int ok = write_all(fd, (const unsigned char *)text, (size_t)n);
+    ok = close(fd) == 0 && ok;
+    int linked = ok ? link(temp, mark) : -1;
+    int saved = errno;
+    unlink(temp);
+    if (linked == 0)
+        return 1;
+    errno = saved;
+    return ok && saved == EEXIST ? 0 : -1;
+}
+
+clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key)
+{
+    char mark[1100];
+    if (!dir || !*dir || !mark_path(mark, sizeof mark, dir, key))
+        return CLT_TRIAL_SKIP;
+    int made = create_mark(dir, key, mark);
+    if (made > 0)
+        return CLT_TRIAL_STARTED;
+    if (made < 0) {
+        /* No mark, no protection: an entry that could kill us must not be loaded unguarded. */
+        clt__log("disk cache: cannot create trial mark %s: %s", mark, strerror(errno));
+        return CLT_TRIAL_SKIP;
+    }
+    long owner = mark_owner(mark);
+    if (owner > 0 && owner != (long)getpid() && process_alive(owner))
+        return CLT_TRIAL_SKIP; /* another process is trying this entry right now */
+    /* The process that loaded this entry died doing it (or the mark is garbage): never again. */
+    clt__log("disk cache: %s left by a load that never finished (pid %ld): discarding the entry",
+             mark, owner);
+    clt__disk_cache_discard(dir, key);
+    return CLT_TRIAL_STALE;
+}
+
+void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key)
+{
+    char mark[1100];
+    if (dir && *dir && mark_path(mark, sizeof mark, dir, key))
+        unlink(mark);
 }
 
 static int ends_with_bin(const char *name)

@@ -93,7 +93,8 @@ static int read_disk(const char *dir, const char *name, char **data, size_t *len
         errno = ENAMETOOLONG;
         return -1;
     }
-    FILE *f = fopen(path, "rb");
+    char why[64];
+    FILE *f = clt__fopen_regular(path, why, sizeof why); /* a FIFO there must not block us */
     if (!f)
         return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
     text_buf b = {0};
@@ -197,7 +198,8 @@ static clt_status include_header(inliner *in, const char *from, const char *targ
             continue;
         if (r < 0)
             return clt__fail(in->ctx, CLT_ERR_IO, "kernel source %s: cannot read %s/%s: %s", from,
-                             where, name, strerror(errno));
+                             where, name,
+                             errno == EINVAL ? "not a regular file" : strerror(errno));
         clt_status st = inline_file(in, name, data, len, depth + 1);
         free(owned);
         return st;
@@ -278,7 +280,7 @@ clt_status clt__kernel_source(const clt_context *ctx, const char *family, const 
                        family, file);
     else if (r < 0)
         st = clt__fail(ctx, CLT_ERR_IO, "kernel source: cannot read %s/%s: %s", kernel_dir, file,
-                       strerror(errno));
+                       errno == EINVAL ? "not a regular file" : strerror(errno));
     else
         st = inline_file(&in, file, data, len, 0);
     free(owned);

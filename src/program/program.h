@@ -4,6 +4,8 @@
 #ifndef CLT_PROGRAM_H
 #define CLT_PROGRAM_H
 
+#include <sys/types.h>
+
 #include "runtime/runtime.h"
 
 /* ------------------------------------------------------ kernel_source.c */
@@ -66,6 +68,9 @@ clt_status clt__kernel_get_source(clt_context *ctx, const char *key, const char 
 clt_status clt__kernel_map_create(struct clt_kernel_map **out);
 void clt__kernel_map_destroy(struct clt_kernel_map *km);
 
+/* Why a program binary must not be stored (POCL binaries missing program.bc), NULL when fine. */
+const char *clt__binary_defect(const unsigned char *bin, size_t size);
+
 /* ------------------------------------------------------------ disk_cache.c */
 
 /* Bumped whenever the file layout or what the key covers changes: old files then simply miss. */
@@ -93,6 +98,17 @@ int clt__disk_cache_load(const char *dir, const clt_cache_key *key, unsigned cha
 int clt__disk_cache_store(const char *dir, const clt_cache_key *key, const unsigned char *data,
                           size_t size);
 /* Number of files and total bytes of cache files in dir (for clt-info). */
+/* Trial marks around loading an entry into the driver (see disk_cache.c). STARTED: the mark is
+ * ours, load, then end the trial (success) or discard (failure). SKIP: do not load now (another
+ * live process is trying it, or no mark can be written), compile instead. STALE: a load of this
+ * entry never finished; the entry and its mark are gone, compile and store afresh. */
+typedef enum { CLT_TRIAL_STARTED, CLT_TRIAL_SKIP, CLT_TRIAL_STALE } clt_trial;
+clt_trial clt__disk_cache_trial_begin(const char *dir, const clt_cache_key *key);
+void clt__disk_cache_trial_end(const char *dir, const clt_cache_key *key);
+/* The write(2) the disk cache uses; tests swap it to simulate a full disk. */
+extern ssize_t (*clt__disk_cache_write_fn)(int fd, const void *buf, size_t size);
+/* Removes the entry of key and its trial mark. */
+void clt__disk_cache_discard(const char *dir, const clt_cache_key *key);
 void clt__disk_cache_usage(const char *dir, uint64_t *files, uint64_t *bytes);
 
 /* Build options common to every program on this context (e.g. "-cl-std=CL1.2 -DCLT_WAVE=32"), to

@@ -117,7 +117,28 @@ static char *build_log(cl_program program, cl_device_id dev)
     return log;
 }
 
-/* Any failure here is silent: the caller compiles from source instead. */
+/* Creates (and drops) every kernel of program: drivers finish setting a program up (POCL reads
+ * its kernel metadata) only then, so a program that passes this is one whose kernels can be made. */
+static cl_int create_all_kernels(cl_program program)
+{
+    cl_uint n = 0;
+    cl_int err = clCreateKernelsInProgram(program, 0, NULL, &n);
+    if (err != CL_SUCCESS || n == 0)
+        return err != CL_SUCCESS ? err : CL_INVALID_PROGRAM_EXECUTABLE;
+    cl_kernel *kernels = calloc(n, sizeof *kernels);
+    if (!kernels)
+        return CL_OUT_OF_HOST_MEMORY;
+    cl_uint got = 0;
+    err = clCreateKernelsInProgram(program, n, kernels, &got);
+    for (cl_uint i = 0; err == CL_SUCCESS && i < got; i++)
+        clReleaseKernel(kernels[i]);
+    free(kernels);
+    return err;
+}
+
+/* Any failure here is silent: the caller compiles from source instead. An entry the driver
+ * refuses is deleted, and one whose load never finished (it killed its process) is deleted by the
+ * next process that finds its trial mark: a bad entry costs one rebuild, once. */
 static cl_program load_from_disk(clt_device_state *ds, const char *dir, const clt_cache_key *key,
                                  const char *options)
 {
@@ -126,7 +147,16 @@ static cl_program load_from_disk(clt_device_state *ds, const char *dir, const cl
     int rejected;
     struct clt_program_cache *pc = ds->programs;
     if (!clt__disk_cache_load(dir, key, &data, &size, &rejected)) {
-        pc->stats.disk_rejects += rejected ? 1u : 0u;
+        if (rejected) {
+            pc->stats.disk_rejects++;
+            clt__disk_cache_discard(dir, key);
+        }
+        return NULL;
+    }
+    clt_trial trial = clt__disk_cache_trial_begin(dir, key);
+    if (trial != CLT_TRIAL_STARTED) {
+        free(data);
+        pc->stats.disk_rejects += trial == CLT_TRIAL_STALE ? 1u : 0u;
         return NULL;
     }
     cl_device_id dev = ds->entry->device;
@@ -139,14 +169,18 @@ static cl_program load_from_disk(clt_device_state *ds, const char *dir, const cl
         err = clBuildProgram(program, 1, &dev, options, NULL, NULL);
     else if (err == CL_SUCCESS)
         err = bin_status;
+    if (err == CL_SUCCESS)
+        err = create_all_kernels(program);
     if (err != CL_SUCCESS) {
-        clt__log("program cache: binary %s refused by the driver: %s", key->hex,
+        clt__log("program cache: binary %s refused by the driver: %s; entry discarded", key->hex,
                  clt__cl_error_name(err));
         if (program)
             clReleaseProgram(program);
+        clt__disk_cache_discard(dir, key);
         pc->stats.disk_rejects++;
         return NULL;
     }
+    clt__disk_cache_trial_end(dir, key);
     pc->stats.disk_loads++;
     return program;
 }
@@ -223,6 +257,46 @@ static unsigned char *program_binary(cl_program program, cl_device_id dev, size_
     return result;
 }
 
+static uint32_t le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Why a binary the driver just gave us must not be stored; NULL when it looks whole. POCL 3.x
+ * serialises a program by reading the files of its own kernel cache directory back from disk and
+ * ignores a failed read (serialize_file in pocl_binary.c): when program.bc there is missing or
+ * unreadable at that moment (the directory is shared by every process and keyed by the build, so
+ * another process building or cleaning the same program races with us), the binary comes without
+ * program.bc (POCL 3.1: a zero record size, ~14 KB instead of ~50 KB), and loading it later aborts
+ * the loading process (assert "len > 0" in pocl_binary_get_kernels_metadata). Reproduced by
+ * deleting program.bc between clBuildProgram and CL_PROGRAM_BINARIES. The header layout varies
+ * between POCL versions, but program.bc has come first after it since format 2, so the record is
+ * found by its path: u32 11, "/program.bc", u32 content length (> 0). Other drivers' binaries are
+ * only checked for size. */
+const char *clt__binary_defect(const unsigned char *bin, size_t size)
+{
+    static const char record[] = "/program.bc";
+    const size_t rlen = sizeof record - 1;
+    if (size == 0)
+        return "empty";
+    if (size < 8 || memcmp(bin, "poclbin", 8) != 0)
+        return NULL;
+    if (size < 24 || le32(bin + 20) == 0)
+        return "POCL binary without kernels";
+    size_t limit = size < 512 ? size : 512; /* the record follows the header at once */
+    for (size_t at = 24; at + 4 + rlen + 4 <= limit; at++) {
+        if (le32(bin + at) != rlen || memcmp(bin + at + 4, record, rlen) != 0)
+            continue;
+        uint32_t len = le32(bin + at + 4 + rlen);
+        if (len == 0)
+            return "POCL binary with an empty program.bc";
+        if (size - (at + 8 + rlen) < len)
+            return "POCL binary with a truncated program.bc";
+        return NULL;
+    }
+    return "POCL binary without program.bc";
+}
+
 static void store_to_disk(clt_device_state *ds, const char *dir, const clt_cache_key *key,
                           cl_program program)
 {
@@ -230,6 +304,12 @@ static void store_to_disk(clt_device_state *ds, const char *dir, const clt_cache
     unsigned char *bin = program_binary(program, ds->entry->device, &size);
     if (!bin) {
         clt__log("program cache: no binary available for %s", key->hex);
+        return;
+    }
+    const char *defect = clt__binary_defect(bin, size);
+    if (defect) {
+        clt__log("program cache: not storing %s: %s", key->hex, defect);
+        free(bin);
         return;
     }
     if (clt__disk_cache_store(dir, key, bin, size))
@@ -253,7 +333,8 @@ static clt_status load_or_build(clt_context *ctx, const char *family, const char
     }
     *how = "compiled from source";
     clt_status st = build_from_source(ctx, family, source, length, options, out);
-    if (st == CLT_SUCCESS && *dir)
+    /* Only a program whose kernels could all be created is worth remembering. */
+    if (st == CLT_SUCCESS && *dir && create_all_kernels(*out) == CL_SUCCESS)
         store_to_disk(ds, dir, &key, *out);
     return st;
 }

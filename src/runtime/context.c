@@ -212,8 +212,8 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     *out = NULL;
     int index;
     clt_status st = clt__device_resolve(opts ? opts->device : NULL, &index);
-    if (st != CLT_SUCCESS)
-        return st;
+    if (st != CLT_SUCCESS) /* the device layer does not know which public call asked */
+        return clt__prefix_error(NULL, st, who);
     clt_context_limits limits;
     if ((st = clt__context_resolve_options(opts, index, who, &limits)) != CLT_SUCCESS)
         return st;

@@ -26,7 +26,15 @@ clt_status clt_context_wait_event(clt_context *ctx, cl_event event)
     if (!ctx || !event)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_wait_event: %s is NULL",
                          ctx ? "event" : "ctx");
-    cl_int err = clEnqueueBarrierWithWaitList(ctx->queue, 1, &event, NULL);
+    /* An event of another OpenCL context cannot be waited on here: say so before enqueueing. */
+    cl_context owner = NULL;
+    cl_int err = clGetEventInfo(event, CL_EVENT_CONTEXT, sizeof owner, &owner, NULL);
+    if (err != CL_SUCCESS)
+        return clt__cl_fail(ctx, err, "clt_context_wait_event: clGetEventInfo");
+    if (owner != ctx->dev->cl_ctx)
+        return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH,
+                         "clt_context_wait_event: the event belongs to another OpenCL context");
+    err = clEnqueueBarrierWithWaitList(ctx->queue, 1, &event, NULL);
     return err == CL_SUCCESS ? CLT_SUCCESS
                              : clt__cl_fail(ctx, err, "clt_context_wait_event: clEnqueueBarrierWithWaitList");
 }

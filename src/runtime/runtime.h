@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cltensor.h"
 
@@ -42,6 +43,15 @@ const char *clt__cl_error_name(cl_int err);
 /* Logging to stderr, only when CLT_LOG=debug. */
 int clt__log_enabled(void);
 void clt__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ------------------------------------------------------ regular_file.c */
+
+/* Opens path for reading only when it is a regular file, never blocking on a FIFO or device:
+ * -1 with errno set and a message naming the path in why otherwise (errno ENOENT when absent,
+ * EINVAL when not a regular file). */
+int clt__open_regular(const char *path, char *why, size_t cap);
+/* Same as a stdio stream ("rb"). */
+FILE *clt__fopen_regular(const char *path, char *why, size_t cap);
 
 /* ------------------------------------------------------------ device.c */
 
@@ -105,6 +115,7 @@ struct clt_context {
     } wg_cache[64];
     char *error;                    /* last failure message, heap, grows as needed */
     size_t error_cap;
+    int rehearsal; /* ops/common/launch.h clt__rehearse_then_run: build and check, enqueue nothing */
 };
 
 /* Everything of clt_context_create but the device and queue: resolves opts (and the environment)

@@ -103,17 +103,31 @@ clt_status clt_tensor_create(clt_context *ctx, clt_dtype dtype, int ndim, const 
     clt_storage *s = calloc(1, sizeof *s);
     if (!s)
         return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "clt_tensor_create: out of host memory");
-    st = clt__pool_alloc(ctx, nbytes, &s->block);
+    if (nbytes == 0) {
+        /* An empty tensor takes no pool block (it must succeed at the memory cap): it holds a
+         * reference to the context's one shared placeholder buffer, so ops still see a valid
+         * cl_mem, and is freed like a wrapped buffer (block NULL). */
+        st = clt__pool_empty_mem(ctx, &s->mem);
+        if (st == CLT_SUCCESS)
+            clRetainMemObject(s->mem);
+    } else {
+        st = clt__pool_alloc(ctx, nbytes, &s->block);
+    }
     if (st != CLT_SUCCESS) {
         free(s);
         return clt__prefix_error(ctx, st, "clt_tensor_create");
     }
     s->ctx = ctx;
-    s->mem = s->block->mem;
-    s->bytes = s->block->bytes;
+    if (s->block) {
+        s->mem = s->block->mem;
+        s->bytes = s->block->bytes;
+    }
     clt_tensor *t = new_handle(ctx, s, 0, dtype, ndim, shape, numel, nbytes);
     if (!t) {
-        clt__pool_release(ctx, s->block);
+        if (s->block)
+            clt__pool_release(ctx, s->block);
+        else
+            clReleaseMemObject(s->mem);
         free(s);
         return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "clt_tensor_create: out of host memory");
     }

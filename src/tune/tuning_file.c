@@ -143,6 +143,11 @@ int clt__tuning_parse(const char *text, size_t len, clt__tuning_entries *out, ch
                  CLT_TUNING_MAX_BYTES);
         return -1;
     }
+    if (memchr(text, '\r', len)) {
+        /* Said first: otherwise "1\r" reads as "format version 1, this library reads 1". */
+        snprintf(why, cap, "CR line endings (a DOS/Windows-converted file); the format is LF only");
+        return -1;
+    }
     size_t pos = 0;
     int line_no = 0, checked = 0;
     while (pos < len) {
@@ -250,11 +255,10 @@ int clt__tuning_write(const char *path, const clt__tuning_entries *e, char *why,
 int clt__tuning_read(const char *path, clt__tuning_entries *out, char *why, size_t cap)
 {
     out->n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, cap, "cannot open: %s", strerror(errno));
+    /* A FIFO or device named by CLT_TUNING_FILE must be refused, not waited on. */
+    FILE *f = clt__fopen_regular(path, why, cap);
+    if (!f)
         return -1;
-    }
     char *buf = malloc(CLT_TUNING_MAX_BYTES + 1);
     if (!buf) {
         fclose(f);

@@ -215,7 +215,7 @@ START_TEST(batched_errors)
     const clt_tensor *as[2] = {f.a, f.a}, *bs[2] = {f.b, f.b};
     clt_tensor *cs[2] = {f.c, f.c};
     int64_t ao[2] = {0, 16}, bo[2] = {0, 16}, co[2] = {0, 16};
-    /* batch < 0: the arrays cannot be trusted, so the message is in the context-less slot */
+    /* batch < 0: the message is in the context-less slot (and in c[0]'s context: edge_cases) */
     TU_EXPECT_STATUS(clt_gemm_batched(NN, 4, 4, 4, 1, as, ao, 4, bs, bo, 4, 0, cs, co, 4, -1, NULL),
                      CLT_ERR_INVALID_SHAPE);
     TU_EXPECT_MESSAGE(clt_last_error(NULL), "clt_gemm_batched: batch is negative");

@@ -16,8 +16,22 @@ void clt_conv2d_params_init(clt_conv2d_params *p)
 
 int64_t clt__window_out(int64_t in, int64_t pads, int64_t k, int64_t dil, int64_t stride)
 {
-    int64_t span = in + pads - dil * (k - 1) - 1;
+    /* Callers bound their inputs (clt__dims_in_range), but an overflow here would accept an
+     * impossible shape, so it is checked anyway: -1 means "no valid output". */
+    int64_t reach, span;
+    if (k < 1 || stride < 1 || __builtin_mul_overflow(dil, k - 1, &reach) ||
+        __builtin_add_overflow(in, pads, &span) || __builtin_sub_overflow(span, reach, &span) ||
+        __builtin_sub_overflow(span, 1, &span))
+        return -1;
     return span < 0 ? 0 : span / stride + 1;
+}
+
+int clt__dims_in_range(const int64_t *dims, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (dims[i] > CLT__MAX_DIM)
+            return 0;
+    return 1;
 }
 
 static void shape_text(const int64_t s[4], char *buf, size_t size)
@@ -42,6 +56,14 @@ clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const in
     for (int i = 0; i < 4; i++)
         if (x[i] < 0 || w[i] < 0)
             return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: negative dimension in x or w", who);
+    if (!clt__dims_in_range(x, 4) || !clt__dims_in_range(w, 4))
+        return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW,
+                         "%s: a dimension of x or w exceeds %lld (the kernels' i32 index range)",
+                         who, (long long)CLT__MAX_DIM);
+    if (x[1] < 1)
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE,
+                         "%s: x has Ci = %lld input channels; Ci must be >= 1", who,
+                         (long long)x[1]);
     if (p->groups < 1 || x[1] % p->groups || w[0] % p->groups)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT,
                          "%s: groups = %d must be >= 1 and divide both Ci = %lld and Co = %lld", who,

@@ -18,6 +18,11 @@ typedef struct clt__conv_geom {
 /* Output length of a window sweep: (in + pads - dil * (k - 1) - 1) / stride + 1, or <= 0 when the
  * window does not fit (callers report it). All arguments already validated as in range. */
 int64_t clt__window_out(int64_t in, int64_t pads, int64_t k, int64_t dil, int64_t stride);
+/* The largest single dimension conv and pooling accept: kernels index in i32, and with every input
+ * below 2^31 the int64 geometry (in + pads - dil * (k - 1), h * w, ...) cannot overflow. */
+#define CLT__MAX_DIM ((int64_t)INT32_MAX)
+/* 1 when every dims[i] <= CLT__MAX_DIM. */
+int clt__dims_in_range(const int64_t *dims, int n);
 
 /* Validate params against x and w shapes and fill g. `who` names the public call.
  * CLT_ERR_INVALID_ARGUMENT (NULL p, stride/dilation < 1, padding < 0, groups < 1 or not dividing

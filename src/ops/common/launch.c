@@ -59,6 +59,8 @@ size_t clt__fit_local_halving(clt_context *ctx, cl_kernel kernel, size_t want)
 clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims, const size_t *global,
                                const size_t *local, const char *who)
 {
+    if (ctx->rehearsal)
+        return CLT_SUCCESS;
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, dims, NULL, global, local, 0, NULL,
                                         clt__prof_event(ctx));
     if (err == CL_SUCCESS) {
@@ -107,4 +109,14 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
     }
     size_t global = (size_t)(groups * local);
     return clt__enqueue_kernel(ctx, kernel, 1, &global, &local, who);
+}
+
+clt_status clt__rehearse_then_run(clt_context *ctx, clt__stages_fn stages, const void *arg,
+                                  const char *who)
+{
+    int outer = ctx->rehearsal;
+    ctx->rehearsal = 1;
+    clt_status st = stages(ctx, arg, who);
+    ctx->rehearsal = outer;
+    return st != CLT_SUCCESS || outer ? st : stages(ctx, arg, who);
 }

@@ -26,6 +26,14 @@ clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims,
  * (gfx902 does, so the tests run them on POCL too). */
 int clt__cpu_style(const clt_context *ctx);
 
+/* Multi-stage ops (im2col then GEMM, Winograd transform, GEMM, output): `stages` runs once as a
+ * rehearsal, where every kernel is built, chosen and given its arguments but clt__enqueue_kernel
+ * (and CLBlast) enqueue nothing, then for real; so a stage that cannot be built fails the op before
+ * its first stage ran. */
+typedef clt_status (*clt__stages_fn)(clt_context *ctx, const void *arg, const char *who);
+clt_status clt__rehearse_then_run(clt_context *ctx, clt__stages_fn stages, const void *arg,
+                                  const char *who);
+
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);

@@ -70,8 +70,8 @@ clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, cons
                                  const clt_tensor *x, clt_tensor *dw, const char *who)
 {
     const int64_t per_image = g->ci * g->kh * g->kw * g->ho * g->wo;
-    if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
-        return CLT_ERR_UNSUPPORTED;
+    if (per_image < 1 || per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
+        return CLT_ERR_UNSUPPORTED; /* per_image < 1: never divide by it (Ci = 0 is rejected) */
     int64_t chunk = (int64_t)(clt__conv_cpu_chunk_bytes / ((uint64_t)per_image * sizeof(float)));
     chunk = chunk < 1 ? 1 : chunk > g->n ? g->n : chunk;
     cl_mem col;

@@ -57,6 +57,15 @@ clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_m
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }
 
+typedef struct colgemm_run {
+    const clt__conv_problem *p;
+    int clblast;
+    cl_mem col;
+    int64_t chunk, per_image;
+} colgemm_run;
+
+static clt_status colgemm_chunks(clt_context *ctx, const void *arg, const char *who);
+
 clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int clblast,
                                const char *who)
 {
@@ -64,8 +73,10 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
     if (!clt__epilogue_act_name(p->act))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
-    const int64_t hw = g->ho * g->wo, kg = g->ci_g * g->kh * g->kw;
+    const int64_t hw = g->ho * g->wo;
     const int64_t per_image = g->ci * g->kh * g->kw * hw; /* col elements of one image */
+    if (per_image < 1) /* geometry checks reject Ci = 0; never divide by it below */
+        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: an image has no im2col elements", who);
     if (per_image > (int64_t)1 << 31 || g->ci * g->h * g->w > (int64_t)1 << 31)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: im2col of one image exceeds 2^31 elements",
                          who);
@@ -83,6 +94,21 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
                                        (size_t)(chunk * per_image) * sizeof(float), &col, &fresh);
     if (st)
         return clt__prefix_error(ctx, st, who);
+    colgemm_run r = {p, clblast, col, chunk, per_image};
+    return clt__rehearse_then_run(ctx, colgemm_chunks, &r, who);
+}
+
+/* Every chunk's im2col and GEMMs (rehearsed first: no im2col may run before every GEMM builds). */
+static clt_status colgemm_chunks(clt_context *ctx, const void *arg, const char *who)
+{
+    const colgemm_run *r = arg;
+    const clt__conv_problem *p = r->p;
+    const clt__conv_geom *g = &p->g;
+    const int64_t hw = g->ho * g->wo, kg = g->ci_g * g->kh * g->kw;
+    const int64_t chunk = r->chunk, per_image = r->per_image;
+    const int clblast = r->clblast;
+    cl_mem col = r->col;
+    clt_status st;
     for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {
         int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk;
         if ((st = clt__conv2d_im2col(ctx, p, col, img0, cnt, who)))

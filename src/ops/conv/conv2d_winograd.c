@@ -181,6 +181,30 @@ static clt_status run_output(clt_context *ctx, const clt__conv_problem *p, const
     return clt__enqueue_kernel(ctx, k, 2, global, local, who);
 }
 
+typedef struct wino_run {
+    const clt__conv_problem *p;
+    const wino_plan *w;
+    cl_mem ws;
+    cl_kernel kt, ko;
+} wino_run;
+
+/* Every chunk's three stages (rehearsed first: the GEMM of the last, smaller chunk may pick another
+ * variant, and no transform may run before every GEMM is known to build). */
+static clt_status run_chunks(clt_context *ctx, const void *arg, const char *who)
+{
+    const wino_run *r = arg;
+    const clt__conv_geom *g = &r->p->g;
+    clt_status st;
+    for (int64_t img0 = 0; img0 < g->n; img0 += r->w->chunk) {
+        int64_t cnt = g->n - img0 < r->w->chunk ? g->n - img0 : r->w->chunk, np = cnt * r->w->tpi;
+        if ((st = run_transform(ctx, r->p, r->w, r->ws, r->kt, img0, np, img0 == 0, who)) ||
+            (st = run_gemm(ctx, g, r->w, r->ws, np, who)) ||
+            (st = run_output(ctx, r->p, r->w, r->ws, r->ko, img0, np, who)))
+            return st;
+    }
+    return CLT_SUCCESS;
+}
+
 clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
@@ -208,12 +232,6 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
                          who, (unsigned long long)(w.total * sizeof(float)));
     if (st)
         return clt__prefix_error(ctx, st, who);
-    for (int64_t img0 = 0; img0 < g->n; img0 += w.chunk) {
-        int64_t cnt = g->n - img0 < w.chunk ? g->n - img0 : w.chunk, np = cnt * w.tpi;
-        if ((st = run_transform(ctx, p, &w, ws, kt, img0, np, img0 == 0, who)) ||
-            (st = run_gemm(ctx, g, &w, ws, np, who)) ||
-            (st = run_output(ctx, p, &w, ws, ko, img0, np, who)))
-            return st;
-    }
-    return CLT_SUCCESS;
+    wino_run r = {p, &w, ws, kt, ko};
+    return clt__rehearse_then_run(ctx, run_chunks, &r, who);
 }

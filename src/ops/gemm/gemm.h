@@ -50,6 +50,17 @@ const char *clt__epilogue_act_name(clt_unary_op op);
 /* Our kernels (gemm_tiled.c, cl_kernels/gemm*.cl): tiled, small/direct and GEMV paths, epilogue
  * fused. One launch. CLT_ERR_UNSUPPORTED if no variant fits the device (the caller falls back). */
 clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+/* alpha = 0 with k > 0: *q = p with k = 0 (C = act(beta * C + bias) + residual, A and B never
+ * read, so NaN or Inf there cannot reach C, as BLAS defines it); returns 1 then, else 0. */
+static inline int clt__gemm_alpha_zero(const clt__gemm_problem *p, clt__gemm_problem *q)
+{
+    if (p->alpha != 0.0f || p->k == 0)
+        return 0;
+    *q = *p;
+    q->k = 0;
+    q->a_kseg = 0;
+    return 1;
+}
 
 /* CLBlast (gemm_clblast.c): CLBlastSgemm / CLBlastSgemmStridedBatched, then the epilogue as one
  * extra launch when there is one. CLT_ERR_UNSUPPORTED when CLBlast refuses the problem or the

@@ -132,9 +132,15 @@ clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64
                             int64_t ldc, int64_t batch, const clt_gemm_epilogue *epilogue)
 {
     clt_context *ctx = c && batch > 0 && c[0] ? c[0]->ctx : NULL;
-    if (batch < 0)
-        return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, WHO ": batch is negative (%lld)",
-                         (long long)batch);
+    if (batch < 0) {
+        /* The arrays' length is unknown then, but a caller asks clt_last_error of the context of
+         * the C it passed: the message goes to the context-less slot and to c[0]'s context. */
+        clt__fail(NULL, CLT_ERR_INVALID_SHAPE, WHO ": batch is negative (%lld)", (long long)batch);
+        if (c && c[0])
+            clt__fail(c[0]->ctx, CLT_ERR_INVALID_SHAPE, WHO ": batch is negative (%lld)",
+                      (long long)batch);
+        return CLT_ERR_INVALID_SHAPE;
+    }
     if (batch == 0)
         return CLT_SUCCESS;
     if (!a || !b || !c || !a_offsets || !b_offsets || !c_offsets)

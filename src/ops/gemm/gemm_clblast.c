@@ -72,10 +72,15 @@ static CLBlastTranspose trans(clt_transpose t)
 
 clt_status clt__gemm_clblast(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
+    clt__gemm_problem no_product;
+    if (clt__gemm_alpha_zero(p, &no_product)) /* BLAS: alpha = 0 reads neither A nor B */
+        p = &no_product;
     if (p->a_kseg > 0 && p->a_kseg < p->k)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: CLBlast takes no k segments of A", who);
     if (p->k == 0)
         return clt__gemm_epilogue_run(ctx, p, p->beta != 0.0f, p->beta, who);
+    if (ctx->rehearsal) /* CLBlast cannot build without running; its epilogue pass can */
+        return clt__gemm_epilogue_run(ctx, p, 1, 1.0f, who);
     CLBlastStatusCode s;
     const char *routine, *impl;
     if (p->batch == 1) {

@@ -347,6 +347,9 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
 {
     if (p->m == 0 || p->n == 0 || p->batch == 0)
         return CLT_SUCCESS;
+    clt__gemm_problem no_product;
+    if (clt__gemm_alpha_zero(p, &no_product)) /* BLAS: alpha = 0 reads neither A nor B */
+        p = &no_product;
     if (p->m > MAX_DIM || p->n > MAX_DIM || p->k > MAX_DIM)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: our GEMM kernels take m, n, k < %lld",
                          who, (long long)MAX_DIM);

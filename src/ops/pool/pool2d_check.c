@@ -37,6 +37,10 @@ clt_status clt__pool_geom_make(const clt_context *ctx, const char *who, const in
         if (x[i] < 0)
             return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: negative dimension %lld in x", who,
                              (long long)x[i]);
+    if (!clt__dims_in_range(x, 4))
+        return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW,
+                         "%s: a dimension of x exceeds %lld (the kernels' i32 index range)", who,
+                         (long long)CLT__MAX_DIM);
     memset(g, 0, sizeof *g);
     g->n = x[0], g->c = x[1], g->h = x[2], g->w = x[3];
     g->kh = p->kernel_h, g->kw = p->kernel_w, g->sh = p->stride_h, g->sw = p->stride_w;

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The sanitizer job: the library and the Check suite built with AddressSanitizer + UndefinedBehavior-
+# Sanitizer into build-asan/ (any report is fatal: -fno-sanitize-recover=all), then the whole suite
+# (fuzz and cache-fault suites included) run on POCL under the native profile with LeakSanitizer on.
+# The only leak suppressions are POCL's and LLVM's own (tests/sanitize/lsan.supp). Warnings are the
+# Release build's job: -Werror stays off here, as GCC's flow analysis under instrumentation reports
+# false format-truncation warnings. Run by ci/test.sh after ci/setup.sh; on its own:
+# bash ci/sanitize.sh (prints "sanitize: PASS" or "sanitize: FAIL").
+set -euo pipefail
+top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$top/build-asan"
+flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1"
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCLT_WERROR=OFF -DCMAKE_C_FLAGS="$flags" \
+      -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+      -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+cmake --build "$build" -j"$(nproc)" --target clt-tests
+# A report must fail the run (halt_on_error, own exit codes); stack-use-after-return detection is
+# off: Check's forked children and POCL's worker threads make it slow for no finding here.
+# Options already in the environment are appended, so they win (e.g. protect_shadow_gap=0 and
+# detect_leaks=0 for the NVIDIA driver, which maps memory where ASan's shadow gap would be).
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:halt_on_error=1:exitcode=23:detect_stack_use_after_return=0:allocator_may_return_null=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:exitcode=24${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+export LSAN_OPTIONS="suppressions=$top/tests/sanitize/lsan.supp:print_suppressions=0:exitcode=25${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+export CLT_CACHE_DIR="$build/test-cache" CLT_TUNING_FILE=off CLT_DEVICE_PROFILE=native
+export CK_DEFAULT_TIMEOUT=1800
+log="$build/sanitize.log"
+start=$(date +%s)
+status=0
+(cd "$build" && ./clt-tests) >"$log" 2>&1 || status=$?
+tail -n 30 "$log"
+# A report in a forked test child fails that test; one in the runner fails the run. Either way the
+# log must hold no sanitizer report at all.
+if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log"; then
+    echo "sanitize: sanitizer reports in $log:" >&2
+    grep -nE -A20 "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log" | head -n 120 >&2
+    status=1
+fi
+echo "sanitize: clt-tests under ASan+UBSan+LSan took $(( $(date +%s) - start )) s"
+if [ "$status" -eq 0 ]; then
+    echo "sanitize: PASS"
+else
+    echo "sanitize: FAIL (status $status)"
+fi
+exit "$status"
