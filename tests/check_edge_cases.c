@@ -192,34 +192,13 @@ END_TEST
 
 /* Writes every embedded kernel file into dir, those whose names start with `broken` made
  * uncompilable. */
-static void write_kernel_tree(const char *dir, const char *broken)
-{
-    for (int i = 0; i < clt__embedded_file_count; i++) {
-        const clt_embedded_file *f = &clt__embedded_files[i];
-        char path[1200];
-        snprintf(path, sizeof path, "%s/%s", dir, f->name);
-        for (char *s = path + strlen(dir) + 1; *s; s++)
-            if (*s == '/') {
-                *s = '\0';
-                mkdir(path, 0700);
-                *s = '/';
-            }
-        FILE *out = fopen(path, "wb");
-        ck_assert_ptr_nonnull(out);
-        ck_assert_uint_eq(fwrite(f->data, 1, f->length, out), f->length);
-        if (!strncmp(f->name, broken, strlen(broken)))
-            fputs("\n#error deliberately broken by check_edge_cases\n", out);
-        fclose(out);
-    }
-}
-
 /* Winograd and im2col+GEMM with a GEMM family that cannot build: the op fails with
  * CLT_ERR_BUILD_FAILED and not one launch was recorded (no first stage ran) and out is intact. */
 START_TEST(multi_stage_conv_checks_every_stage_first)
 {
     static const char *variants[2] = {"winograd", "colgemm"};
     char *kdir = tu_make_temp_dir();
-    write_kernel_tree(kdir, "gemm/"); /* every GEMM variant: whichever the device picks */
+    tu_write_kernel_tree(kdir, "gemm/"); /* every GEMM variant: whichever the device picks */
     char *saved_dir = tu_env_save("CLT_KERNEL_DIR"), *saved_var = tu_env_save("CLT_CONV_VARIANT");
     setenv("CLT_KERNEL_DIR", kdir, 1);
     for (int v = 0; v < 2; v++) {

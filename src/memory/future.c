@@ -148,6 +148,7 @@ static clt_status progress(clt_future *f, int block, const char *who)
 
 clt_status clt_future_poll(clt_future *f)
 {
+    CLT_PUBLIC_CALL();
     if (!f)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_future_poll: f is NULL");
     return progress(f, 0, "clt_future_poll");
@@ -155,6 +156,7 @@ clt_status clt_future_poll(clt_future *f)
 
 clt_status clt_future_wait(clt_future *f)
 {
+    CLT_PUBLIC_CALL();
     if (!f)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_future_wait: f is NULL");
     return progress(f, 1, "clt_future_wait");
@@ -162,6 +164,7 @@ clt_status clt_future_wait(clt_future *f)
 
 clt_status clt_future_get(clt_future *f, void *dst, size_t bytes)
 {
+    CLT_PUBLIC_CALL();
     if (!f)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_future_get: f is NULL");
     if (bytes != f->bytes)

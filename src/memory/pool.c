@@ -250,6 +250,7 @@ void clt__pool_get_stats(const struct clt_pool *pool, clt_pool_stats *stats) { *
 
 clt_status clt_pool_get_stats(const clt_context *ctx, clt_pool_stats *stats)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_pool_get_stats: ctx is NULL");
     if (!stats)
@@ -260,6 +261,7 @@ clt_status clt_pool_get_stats(const clt_context *ctx, clt_pool_stats *stats)
 
 clt_status clt_pool_trim(clt_context *ctx)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_pool_trim: ctx is NULL");
     clt__pool_trim(ctx->pool);

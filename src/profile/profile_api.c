@@ -21,6 +21,7 @@ clt_status clt__prof_need(clt_context *ctx, const char *who, struct clt_profiler
 
 clt_status clt_profile_collect(clt_context *ctx)
 {
+    CLT_PUBLIC_CALL();
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, "clt_profile_collect", &p);
     if (st != CLT_SUCCESS)
@@ -32,6 +33,7 @@ clt_status clt_profile_collect(clt_context *ctx)
 
 clt_status clt_profile_get(clt_context *ctx, clt_profile_entry *entries, size_t cap, size_t *count)
 {
+    CLT_PUBLIC_CALL();
     static const char who[] = "clt_profile_get";
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, who, &p);
@@ -49,6 +51,7 @@ clt_status clt_profile_get(clt_context *ctx, clt_profile_entry *entries, size_t 
 
 clt_status clt_profile_get_stats(clt_context *ctx, clt_profile_stats *stats)
 {
+    CLT_PUBLIC_CALL();
     static const char who[] = "clt_profile_get_stats";
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, who, &p);
@@ -66,6 +69,7 @@ clt_status clt_profile_get_stats(clt_context *ctx, clt_profile_stats *stats)
 
 clt_status clt_profile_reset(clt_context *ctx)
 {
+    CLT_PUBLIC_CALL();
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, "clt_profile_reset", &p);
     if (st != CLT_SUCCESS)
@@ -106,6 +110,7 @@ static void out_row(text_out *o, const char *op, const char *impl, const char *k
 
 clt_status clt_profile_report(clt_context *ctx, char *buf, size_t size)
 {
+    CLT_PUBLIC_CALL();
     static const char who[] = "clt_profile_report";
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, who, &p);

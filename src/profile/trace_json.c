@@ -61,6 +61,7 @@ static void write_events(FILE *f, const clt_context *ctx, size_t n)
 
 clt_status clt_profile_write_trace(clt_context *ctx, const char *path)
 {
+    CLT_PUBLIC_CALL();
     static const char who[] = "clt_profile_write_trace";
     struct clt_profiler *p = NULL;
     clt_status st = clt__prof_need(ctx, who, &p);

@@ -55,6 +55,7 @@ void clt__program_cache_get_stats(clt_device_state *ds, clt_program_cache_stats 
 
 clt_status clt_program_cache_get_stats(const clt_context *ctx, clt_program_cache_stats *stats)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
                          "clt_program_cache_get_stats: ctx is NULL");

@@ -65,6 +65,7 @@ static clt_status check_queue(cl_context context, cl_device_id device, cl_comman
 clt_status clt_context_create_from_cl(cl_context context, cl_device_id device, cl_command_queue queue,
                                       const clt_context_options *opts, clt_context **out)
 {
+    CLT_PUBLIC_CALL();
     if (!out)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: out is NULL", who);
     *out = NULL;

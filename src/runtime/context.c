@@ -206,6 +206,7 @@ clt_status clt__context_start(clt_context *ctx, const char *who)
 
 clt_status clt_context_create(const clt_context_options *opts, clt_context **out)
 {
+    CLT_PUBLIC_CALL();
     static const char who[] = "clt_context_create";
     if (!out)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_context_create: out is NULL");
@@ -248,6 +249,7 @@ void clt_context_free(clt_context *ctx)
 
 clt_status clt_finish(clt_context *ctx)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_finish: ctx is NULL");
     cl_int err = clFinish(ctx->queue);
@@ -256,6 +258,7 @@ clt_status clt_finish(clt_context *ctx)
 
 clt_status clt_flush(clt_context *ctx)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_flush: ctx is NULL");
     cl_int err = clFlush(ctx->queue);
@@ -264,6 +267,7 @@ clt_status clt_flush(clt_context *ctx)
 
 clt_status clt_context_device_info(const clt_context *ctx, clt_device_info *info)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !info)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_device_info: %s is NULL",
                          ctx ? "info" : "ctx");
@@ -273,6 +277,7 @@ clt_status clt_context_device_info(const clt_context *ctx, clt_device_info *info
 
 clt_status clt_context_get_limits(const clt_context *ctx, clt_context_limits *limits)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !limits)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_get_limits: %s is NULL",
                          ctx ? "limits" : "ctx");

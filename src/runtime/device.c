@@ -215,6 +215,7 @@ clt_status clt__device_list(const clt_device_entry **list, int *count)
 
 clt_status clt_device_count(int *count)
 {
+    CLT_PUBLIC_CALL();
     if (!count)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_device_count: count is NULL");
     const clt_device_entry *list;
@@ -224,6 +225,7 @@ clt_status clt_device_count(int *count)
 
 clt_status clt_device_get_info(int global_index, clt_device_info *info)
 {
+    CLT_PUBLIC_CALL();
     if (!info)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_device_get_info: info is NULL");
     const clt_device_entry *list;
@@ -344,6 +346,7 @@ clt_status clt__device_resolve(const char *selection, int *global_index)
 
 clt_status clt_device_select(const char *selection, int *global_index)
 {
+    CLT_PUBLIC_CALL();
     if (!global_index)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_device_select: global_index is NULL");
     clt_status st = clt__device_resolve(selection, global_index);

@@ -123,6 +123,33 @@ static void store_message(const clt_context *ctx, const char *msg)
     memcpy(c->error, msg, need);
 }
 
+static _Thread_local const char *public_call;
+
+const char *clt__public_call_enter(const char *name)
+{
+    const char *previous = public_call;
+    if (!previous)
+        public_call = name;
+    return previous;
+}
+
+void clt__public_call_leave(const char *const *previous)
+{
+    public_call = *previous;
+}
+
+const char *clt__public_call(void)
+{
+    return public_call;
+}
+
+/* Whether msg already starts with "<name>:". */
+static int starts_with_call(const char *msg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(msg, name, n) == 0 && msg[n] == ':';
+}
+
 clt_status clt__vfail(const clt_context *ctx, clt_status st, const char *fmt, va_list ap)
 {
     va_list copy;
@@ -137,6 +164,18 @@ clt_status clt__vfail(const clt_context *ctx, clt_status st, const char *fmt, va
         return st;
     }
     vsnprintf(msg, (size_t)len + 1, fmt, ap);
+    const char *call = public_call;
+    if (call && !starts_with_call(msg, call)) {
+        size_t n = strlen(call);
+        char *prefixed = malloc(n + 2 + (size_t)len + 1);
+        if (prefixed) {
+            memcpy(prefixed, call, n);
+            memcpy(prefixed + n, ": ", 2);
+            memcpy(prefixed + n + 2, msg, (size_t)len + 1);
+            free(msg);
+            msg = prefixed;
+        }
+    }
     store_message(ctx, msg);
     clt__log("%s: %s", clt_status_string(st), msg);
     free(msg);
@@ -155,6 +194,8 @@ clt_status clt__fail(const clt_context *ctx, clt_status st, const char *fmt, ...
 clt_status clt__prefix_error(const clt_context *ctx, clt_status st, const char *who)
 {
     const char *current = clt_last_error(ctx);
+    if (starts_with_call(current, who))
+        return st; /* already named, by CLT_PUBLIC_CALL or by the lower layer itself */
     size_t n = strlen(current);
     char *copy = malloc(n + 1);
     if (!copy)

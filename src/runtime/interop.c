@@ -13,6 +13,7 @@ cl_command_queue clt_context_cl_queue(const clt_context *ctx) { return ctx ? ctx
 
 clt_status clt_context_export_event(clt_context *ctx, cl_event *event)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !event)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_export_event: %s is NULL",
                          ctx ? "event" : "ctx");
@@ -23,6 +24,7 @@ clt_status clt_context_export_event(clt_context *ctx, cl_event *event)
 
 clt_status clt_context_wait_event(clt_context *ctx, cl_event event)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !event)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_wait_event: %s is NULL",
                          ctx ? "event" : "ctx");

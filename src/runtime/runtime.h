@@ -33,6 +33,24 @@ clt_status clt__vfail(const clt_context *ctx, clt_status st, const char *fmt, va
 /* Prepend "who: " to the message already recorded (by a lower layer that cannot know which public
  * call reached it) and return st. */
 clt_status clt__prefix_error(const clt_context *ctx, clt_status st, const char *who);
+/* The public call running on this thread, so that a failure deep in a shared layer (program cache,
+ * pool, workspace, expression evaluator, OpenCL enqueue) still reports a message starting with the
+ * name the caller used. Every public entry point that can fail opens with CLT_PUBLIC_CALL(); the
+ * outermost one wins when public calls nest (an op creating a temporary tensor), and the name is
+ * restored when the function returns (cleanup attribute), so it is never stale. Thread-local: two
+ * threads using one context each keep their own. clt__vfail prefixes "<name>: " unless the message
+ * already starts with it. */
+const char *clt__public_call_enter(const char *name);
+void clt__public_call_leave(const char *const *previous);
+/* The name of the outermost public call on this thread, or NULL outside one. */
+const char *clt__public_call(void);
+#if defined(__GNUC__) || defined(__clang__)
+#define CLT_PUBLIC_CALL()                                                                          \
+    const char *clt__enclosing_call __attribute__((cleanup(clt__public_call_leave), unused)) =     \
+        clt__public_call_enter(__func__)
+#else
+#define CLT_PUBLIC_CALL() ((void)0) /* no scoped cleanup: messages keep the layers' own prefixes */
+#endif
 /* An OpenCL call failed: message "<what>: CL_NAME (code)". Status: CLT_ERR_OUT_OF_DEVICE_MEMORY for
  * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_RESOURCES, CLT_ERR_OUT_OF_HOST_MEMORY for
  * CL_OUT_OF_HOST_MEMORY, CLT_ERR_OPENCL otherwise. */

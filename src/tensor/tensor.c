@@ -90,6 +90,7 @@ static clt_tensor *new_handle(clt_context *ctx, clt_storage *storage, size_t off
 clt_status clt_tensor_create(clt_context *ctx, clt_dtype dtype, int ndim, const int64_t *shape,
                              clt_tensor **out)
 {
+    CLT_PUBLIC_CALL();
     if (out)
         *out = NULL;
     if (!ctx || !out)
@@ -139,6 +140,7 @@ clt_status clt_tensor_create_from_host(clt_context *ctx, clt_dtype dtype, int nd
                                        const int64_t *shape, const void *data, size_t bytes,
                                        clt_tensor **out)
 {
+    CLT_PUBLIC_CALL();
     if (out)
         *out = NULL;
     if (!ctx || !out || (!data && bytes > 0))
@@ -168,6 +170,7 @@ clt_status clt_tensor_create_from_host(clt_context *ctx, clt_dtype dtype, int nd
 clt_status clt_tensor_wrap_cl_mem(clt_context *ctx, cl_mem buffer, size_t offset_bytes,
                                   clt_dtype dtype, int ndim, const int64_t *shape, clt_tensor **out)
 {
+    CLT_PUBLIC_CALL();
     if (out)
         *out = NULL;
     if (!ctx || !out || !buffer)
@@ -250,6 +253,7 @@ void clt__tensor_release_all(clt_context *ctx)
 
 clt_status clt_tensor_reshape(const clt_tensor *t, int ndim, const int64_t *shape, clt_tensor **out)
 {
+    CLT_PUBLIC_CALL();
     if (out)
         *out = NULL;
     if (!t || !out)
@@ -303,6 +307,7 @@ clt_status clt_tensor_reshape(const clt_tensor *t, int ndim, const int64_t *shap
 clt_status clt_tensor_view(const clt_tensor *t, int64_t offset, int ndim, const int64_t *shape,
                            clt_tensor **out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_tensor_view";
     if (out)
         *out = NULL;
@@ -347,6 +352,7 @@ size_t clt_tensor_nbytes(const clt_tensor *t) { return t ? t->nbytes : 0; }
 
 int64_t clt_tensor_dim(const clt_tensor *t, int axis)
 {
+    CLT_PUBLIC_CALL();
     if (!t)
         return -1;
     if (axis < 0)

@@ -11,6 +11,7 @@
 
 clt_status clt_tensor_write(clt_tensor *t, const void *data, size_t bytes)
 {
+    CLT_PUBLIC_CALL();
     if (!t || (!data && bytes > 0))
         return clt__fail(t ? t->ctx : NULL, CLT_ERR_INVALID_ARGUMENT, "clt_tensor_write: %s is NULL",
                          t ? "data" : "t");
@@ -23,6 +24,7 @@ clt_status clt_tensor_write(clt_tensor *t, const void *data, size_t bytes)
 
 clt_status clt_tensor_read(const clt_tensor *t, void *data, size_t bytes)
 {
+    CLT_PUBLIC_CALL();
     if (!t || (!data && bytes > 0))
         return clt__fail(t ? t->ctx : NULL, CLT_ERR_INVALID_ARGUMENT, "clt_tensor_read: %s is NULL",
                          t ? "data" : "t");
@@ -35,6 +37,7 @@ clt_status clt_tensor_read(const clt_tensor *t, void *data, size_t bytes)
 
 clt_status clt_tensor_read_async(const clt_tensor *t, int64_t first, int64_t count, clt_future **out)
 {
+    CLT_PUBLIC_CALL();
     if (out)
         *out = NULL;
     if (!t || !out)
@@ -110,6 +113,7 @@ static clt_status launch_over(clt_tensor *t, cl_kernel k, const char *who)
 
 clt_status clt_tensor_fill(clt_tensor *t, double value)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_tensor_fill";
     if (!t)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: t is NULL", who);
@@ -135,6 +139,7 @@ clt_status clt_tensor_fill(clt_tensor *t, double value)
 
 clt_status clt_tensor_fill_uniform(clt_tensor *t, uint64_t seed, float lo, float hi)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_tensor_fill_uniform";
     if (!t)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: t is NULL", who);
@@ -168,6 +173,7 @@ clt_status clt_tensor_fill_uniform(clt_tensor *t, uint64_t seed, float lo, float
 
 clt_status clt_tensor_copy(clt_tensor *dst, const clt_tensor *src)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_tensor_copy";
     if (!dst || !src)
         return clt__fail(dst ? dst->ctx : src ? src->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,

@@ -60,6 +60,7 @@ static void describe_conv(const clt_context *ctx, text_out *o)
 
 clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !buf || size == 0)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT,
                          "clt_context_describe_dispatch: %s", !ctx ? "ctx is NULL"

@@ -188,6 +188,7 @@ const char *clt__tuning_value(const clt_context *ctx, const char *key)
 
 clt_status clt_context_get_tuning(const clt_context *ctx, clt_tuning_info *info)
 {
+    CLT_PUBLIC_CALL();
     if (!ctx || !info)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_get_tuning: %s is NULL",
                          ctx ? "info" : "ctx");

@@ -1,5 +1,6 @@
 #include "util/test_util.h"
 #include "cltensor_profile.h"
+#include "program/program.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -171,4 +172,25 @@ clt_tensor *tu_uniform_1d(clt_context *ctx, int64_t n)
     TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
     TU_OK(clt_tensor_fill_uniform(t, tu_rng_next(), 0.0f, 1.0f));
     return t;
+}
+
+void tu_write_kernel_tree(const char *dir, const char *broken)
+{
+    for (int i = 0; i < clt__embedded_file_count; i++) {
+        const clt_embedded_file *f = &clt__embedded_files[i];
+        char path[1200];
+        snprintf(path, sizeof path, "%s/%s", dir, f->name);
+        for (char *s = path + strlen(dir) + 1; *s; s++)
+            if (*s == '/') {
+                *s = '\0';
+                mkdir(path, 0700);
+                *s = '/';
+            }
+        FILE *out = fopen(path, "wb");
+        ck_assert_ptr_nonnull(out);
+        ck_assert_uint_eq(fwrite(f->data, 1, f->length, out), f->length);
+        if (!strncmp(f->name, broken, strlen(broken)))
+            fputs("\n#error deliberately broken by a test\n", out);
+        fclose(out);
+    }
 }

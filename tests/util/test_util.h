@@ -66,5 +66,8 @@ uint64_t tu_launches(clt_context *ctx, const char *op, const char *impl);
 char *tu_make_temp_dir(void);
 /* rm -r of a directory made by tu_make_temp_dir. */
 void tu_remove_dir(const char *dir);
+/* Writes every embedded kernel source under dir (a CLT_KERNEL_DIR tree), appending an #error line
+ * to each whose name starts with broken ("gemm/": the GEMM family, "": all of them). */
+void tu_write_kernel_tree(const char *dir, const char *broken);
 
 #endif

@@ -99,6 +99,7 @@ clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const in
 clt_status clt_conv2d_output_shape(const int64_t x_shape[4], const int64_t w_shape[4],
                                    const clt_conv2d_params *p, int64_t out_shape[4])
 {
+    CLT_PUBLIC_CALL();
     const char *who = "clt_conv2d_output_shape";
     if (!x_shape || !w_shape || !out_shape)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: a shape pointer is NULL", who);

@@ -25,6 +25,7 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
                       const clt_conv2d_params *p, clt_unary_op activation, float activation_alpha,
                       clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_conv2d";
     clt_context *ctx = x ? x->ctx : w ? w->ctx : out ? out->ctx : NULL;
     if (!x || !w || !out)

@@ -72,6 +72,7 @@ static clt_status run(clt_context *ctx, impl_fn ours, impl_fn blas, const clt__c
 clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
                                      const clt_conv2d_params *p, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_conv2d_backward_input";
     clt__conv_geom g;
     clt_status st = validate(who, dy, dx, "dx", w, "w", dx, p, &g);
@@ -85,6 +86,7 @@ clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
 clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
                                       const clt_conv2d_params *p, clt_tensor *dw)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_conv2d_backward_weight";
     clt__conv_geom g;
     clt_status st = validate(who, dy, x, "x", dw, "dw", dw, p, &g);
@@ -99,6 +101,7 @@ clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
 
 clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_conv2d_backward_bias";
     const clt_context *ctx = ctx_of(dbias, dy, NULL);
     int64_t ys[4];

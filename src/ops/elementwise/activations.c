@@ -20,6 +20,7 @@ static clt_status bad_unary(const char *who, const clt_context *ctx, const char 
 
 clt_status clt_unary(clt_unary_op op, const clt_tensor *x, float alpha, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_unary";
     static const char *const names[2] = {"x", "out"};
     const clt_tensor *t[2] = {x, out};
@@ -51,6 +52,7 @@ static const char *op_name(clt_unary_op op)
 clt_status clt_unary_backward(clt_unary_op op, float alpha, const clt_tensor *x,
                               const clt_tensor *y, const clt_tensor *dy, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_unary_backward";
     const clt_tensor *all[4] = {x, y, dy, dx};
     clt_context *ctx = clt__ew_any_ctx(4, all);
@@ -119,6 +121,7 @@ static clt_status add_act(const char *who, const clt_tensor *const *t, clt_unary
 clt_status clt_bias_activation(const clt_tensor *x, const clt_tensor *bias, clt_unary_op act,
                                float alpha, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_bias_activation";
     static const char *const names[3] = {"x", "bias", "out"};
     const clt_tensor *t[3] = {x, bias, out};
@@ -150,6 +153,7 @@ clt_status clt_bias_activation(const clt_tensor *x, const clt_tensor *bias, clt_
 clt_status clt_add_activation(const clt_tensor *a, const clt_tensor *b, clt_unary_op act,
                               float alpha, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_add_activation";
     static const char *const names[3] = {"a", "b", "out"};
     const clt_tensor *t[3] = {a, b, out};

@@ -120,26 +120,31 @@ static clt_status binary_named(const char *who, clt_binary_op op, const clt_tens
 
 clt_status clt_binary(clt_binary_op op, const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return binary_named("clt_binary", op, a, b, out);
 }
 
 clt_status clt_add(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return binary_named("clt_add", CLT_ADD, a, b, out);
 }
 
 clt_status clt_sub(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return binary_named("clt_sub", CLT_SUB, a, b, out);
 }
 
 clt_status clt_mul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return binary_named("clt_mul", CLT_MUL, a, b, out);
 }
 
 clt_status clt_div(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return binary_named("clt_div", CLT_DIV, a, b, out);
 }
 
@@ -173,11 +178,13 @@ static clt_status scalar_named(const char *who, clt_binary_op op, const clt_tens
 
 clt_status clt_binary_scalar(clt_binary_op op, const clt_tensor *a, float s, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return scalar_named("clt_binary_scalar", op, a, s, 0, out);
 }
 
 clt_status clt_scalar_binary(clt_binary_op op, float s, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return scalar_named("clt_scalar_binary", op, b, s, 1, out);
 }
 
@@ -186,6 +193,7 @@ clt_status clt_scalar_binary(clt_binary_op op, float s, const clt_tensor *b, clt
 clt_status clt_where(const clt_tensor *cond, const clt_tensor *a, const clt_tensor *b,
                      clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_where";
     static const char *const names[4] = {"cond", "a", "b", "out"};
     const clt_tensor *t[4] = {cond, a, b, out};
@@ -201,6 +209,7 @@ clt_status clt_where(const clt_tensor *cond, const clt_tensor *a, const clt_tens
 
 clt_status clt_clamp(const clt_tensor *x, float lo, float hi, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_clamp";
     static const char *const names[2] = {"x", "out"};
     const clt_tensor *t[2] = {x, out};
@@ -225,6 +234,7 @@ clt_status clt_clamp(const clt_tensor *x, float lo, float hi, clt_tensor *out)
 
 clt_status clt_fma(const clt_tensor *a, const clt_tensor *b, const clt_tensor *c, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_fma";
     static const char *const names[4] = {"a", "b", "c", "out"};
     const clt_tensor *t[4] = {a, b, c, out};

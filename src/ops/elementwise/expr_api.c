@@ -66,6 +66,7 @@ static int check_operand(clt_expr *e, const char *who, const char *what, int id)
 
 clt_status clt_expr_create(clt_expr **out)
 {
+    CLT_PUBLIC_CALL();
     if (!out)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_expr_create: out is NULL");
     *out = calloc(1, sizeof **out);
@@ -81,6 +82,7 @@ void clt_expr_free(clt_expr *e)
 
 int clt_expr_input(clt_expr *e, int index)
 {
+    CLT_PUBLIC_CALL();
     if (!e)
         return -1;
     if (index < 0 || index >= CLT_EXPR_MAX_INPUTS)
@@ -92,6 +94,7 @@ int clt_expr_input(clt_expr *e, int index)
 
 int clt_expr_scalar(clt_expr *e, int index)
 {
+    CLT_PUBLIC_CALL();
     if (!e)
         return -1;
     if (index < 0 || index >= CLT_EXPR_MAX_SCALARS)
@@ -122,6 +125,7 @@ static int unary_like(clt_expr *e, const char *who, clt__node_kind kind, int op,
 
 int clt_expr_unary(clt_expr *e, clt_unary_op op, int a, int alpha)
 {
+    CLT_PUBLIC_CALL();
     return unary_like(e, "clt_expr_unary", CLT__NODE_UNARY, (int)op, a, alpha, 0);
 }
 
@@ -136,6 +140,7 @@ int clt__expr_grad(clt_expr *e, clt_unary_op op, int a, int alpha, int from_y)
 
 int clt_expr_binary(clt_expr *e, clt_binary_op op, int a, int b)
 {
+    CLT_PUBLIC_CALL();
     if (!e)
         return -1;
     if ((int)op < 0 || (int)op >= BINARY_COUNT)
@@ -149,6 +154,7 @@ int clt_expr_binary(clt_expr *e, clt_binary_op op, int a, int b)
 
 int clt_expr_where(clt_expr *e, int cond, int a, int b)
 {
+    CLT_PUBLIC_CALL();
     if (!e)
         return -1;
     if (!check_operand(e, "clt_expr_where", "cond", cond) ||

@@ -421,5 +421,6 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
 clt_status clt_expr_eval(const clt_expr *e, int root, int ninputs, const clt_tensor *const *inputs,
                          int nscalars, const float *scalars, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return clt__expr_eval_named("clt_expr_eval", e, root, ninputs, inputs, nscalars, scalars, out);
 }

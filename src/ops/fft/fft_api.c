@@ -64,42 +64,50 @@ static clt_status run(const char *who, const clt_tensor *in, clt_tensor *out, cl
 
 clt_status clt_fft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_fft", in, out, CLT_FFT_C2C, CLT_FFT_FORWARD, 1, norm);
 }
 
 clt_status clt_ifft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_ifft", in, out, CLT_FFT_C2C, CLT_FFT_INVERSE, 1, norm);
 }
 
 clt_status clt_rfft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_rfft", in, out, CLT_FFT_R2C, CLT_FFT_FORWARD, 1, norm);
 }
 
 clt_status clt_irfft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_irfft", in, out, CLT_FFT_C2R, CLT_FFT_INVERSE, 1, norm);
 }
 
 clt_status clt_fft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_fft2", in, out, CLT_FFT_C2C, CLT_FFT_FORWARD, 2, norm);
 }
 
 clt_status clt_rfft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_rfft2", in, out, CLT_FFT_R2C, CLT_FFT_FORWARD, 2, norm);
 }
 
 clt_status clt_irfft2(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     return run("clt_irfft2", in, out, CLT_FFT_C2R, CLT_FFT_INVERSE, 2, norm);
 }
 
 clt_status clt_fftn(const clt_tensor *in, clt_tensor *out, int rank, clt_fft_direction dir,
                     clt_fft_norm norm)
 {
+    CLT_PUBLIC_CALL();
     if (dir != CLT_FFT_FORWARD && dir != CLT_FFT_INVERSE)
         return clt__fail(in ? in->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
                          "clt_fftn: direction %d (expected -1 or 1)", (int)dir);

@@ -227,6 +227,7 @@ void clt__fft_cache_destroy(clt_context *ctx)
 
 clt_status clt_fft_plan_get(clt_context *ctx, const clt_fft_desc *desc, clt_fft_plan **out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_fft_plan_get";
     if (out)
         *out = NULL;
@@ -314,6 +315,7 @@ static clt_status check_side(const clt_fft_plan *p, const clt_tensor *t, clt_dty
 
 clt_status clt_fft_execute(const clt_fft_plan *plan, const clt_tensor *in, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_fft_execute";
     if (!plan || !in || !out)
         return clt__fail(plan ? plan->ctx : in ? in->ctx : out ? out->ctx : NULL,

@@ -82,6 +82,7 @@ static clt_status launch(clt_context *ctx, const char *name, cl_mem a, size_t a_
 
 clt_status clt_spectral_mix(const clt_tensor *x, const clt_tensor *w, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_spectral_mix";
     if (!x || !w || !out)
         return clt__fail(x ? x->ctx : w ? w->ctx : out ? out->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
@@ -108,6 +109,7 @@ clt_status clt_spectral_mix(const clt_tensor *x, const clt_tensor *w, clt_tensor
 clt_status clt_spectral_mix_backward(const clt_tensor *x, const clt_tensor *w, const clt_tensor *dout,
                                      clt_tensor *dx, clt_tensor *dw)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_spectral_mix_backward";
     if (!x || !w || !dout)
         return clt__fail(x ? x->ctx : w ? w->ctx : dout ? dout->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,

@@ -34,6 +34,7 @@ clt_status clt_gemm(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n, in
                     int64_t b_offset, int64_t ldb, float beta, clt_tensor *c, int64_t c_offset,
                     int64_t ldc, const clt_gemm_epilogue *epilogue)
 {
+    CLT_PUBLIC_CALL();
     clt__gemm_request r = {ta, tb, m, n, k, alpha, beta, a, b, c, a_offset, lda, 0, b_offset, ldb, 0,
                            c_offset, ldc, 0, 1, epilogue};
     return run_request("clt_gemm", &r);
@@ -46,6 +47,7 @@ clt_status clt_gemm_strided_batched(clt_transpose ta, clt_transpose tb, int64_t 
                                     clt_tensor *c, int64_t c_offset, int64_t ldc, int64_t c_stride,
                                     int64_t batch, const clt_gemm_epilogue *epilogue)
 {
+    CLT_PUBLIC_CALL();
     clt__gemm_request r = {ta, tb, m, n, k, alpha, beta, a, b, c, a_offset, lda, a_stride,
                            b_offset, ldb, b_stride, c_offset, ldc, c_stride, batch, epilogue};
     return run_request("clt_gemm_strided_batched", &r);
@@ -53,6 +55,7 @@ clt_status clt_gemm_strided_batched(clt_transpose ta, clt_transpose tb, int64_t 
 
 clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_matmul";
     clt_context *ctx = out ? out->ctx : a ? a->ctx : b ? b->ctx : NULL;
     if (!a || !b || !out)

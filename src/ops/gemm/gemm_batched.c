@@ -131,6 +131,7 @@ clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64
                             int64_t ldb, float beta, clt_tensor *const *c, const int64_t *c_offsets,
                             int64_t ldc, int64_t batch, const clt_gemm_epilogue *epilogue)
 {
+    CLT_PUBLIC_CALL();
     clt_context *ctx = c && batch > 0 && c[0] ? c[0]->ctx : NULL;
     if (batch < 0) {
         /* The arrays' length is unknown then, but a caller asks clt_last_error of the context of

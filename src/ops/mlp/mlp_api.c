@@ -179,6 +179,7 @@ static clt_status make_tensors(clt_mlp *mlp, const clt_tensor *B, uint64_t seed)
 clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_tensor *B,
                           uint64_t seed, clt_mlp **out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_mlp_create";
     if (out)
         *out = NULL;
@@ -288,6 +289,7 @@ static int64_t check_io(clt_mlp *mlp, const char *who, const clt_tensor *x, cons
 
 clt_status clt_mlp_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_mlp_forward";
     clt_status st;
     int64_t n = check_io(mlp, who, x, y, "y", &st);
@@ -328,12 +330,14 @@ static clt_status step(clt_mlp *mlp, const char *who, const clt_tensor *x, const
 
 clt_status clt_mlp_gradients(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target)
 {
+    CLT_PUBLIC_CALL();
     return step(mlp, "clt_mlp_gradients", x, target, 0, NULL);
 }
 
 clt_status clt_mlp_train_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target,
                               clt_future **loss_out)
 {
+    CLT_PUBLIC_CALL();
     if (loss_out)
         *loss_out = NULL;
     return step(mlp, "clt_mlp_train_step", x, target, 1, loss_out);

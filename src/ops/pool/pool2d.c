@@ -44,6 +44,7 @@ static clt_status run(clt_context *ctx, const char *who, const char *kernel,
 clt_status clt_max_pool2d(const clt_tensor *x, const clt_pool2d_params *p, clt_tensor *out,
                           clt_tensor *indices)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_max_pool2d";
     clt__pool_geom g = {0};
     int64_t os[4];
@@ -65,6 +66,7 @@ clt_status clt_max_pool2d_backward(const clt_tensor *dy, const clt_tensor *x,
                                    const clt_tensor *indices, const clt_pool2d_params *p,
                                    clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_max_pool2d_backward";
     clt__pool_geom g = {0};
     int64_t os[4];
@@ -89,6 +91,7 @@ clt_status clt_max_pool2d_backward(const clt_tensor *dy, const clt_tensor *x,
 clt_status clt_avg_pool2d(const clt_tensor *x, const clt_pool2d_params *p, int count_include_pad,
                           clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_avg_pool2d";
     clt__pool_geom g = {0};
     int64_t os[4];
@@ -104,6 +107,7 @@ clt_status clt_avg_pool2d(const clt_tensor *x, const clt_pool2d_params *p, int c
 clt_status clt_avg_pool2d_backward(const clt_tensor *dy, const clt_pool2d_params *p,
                                    int count_include_pad, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_avg_pool2d_backward";
     clt__pool_geom g = {0};
     int64_t os[4];

@@ -53,6 +53,7 @@ static clt_status check_planes(clt_context *ctx, const char *who, const char *na
 
 clt_status clt_global_avg_pool2d(const clt_tensor *x, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_global_avg_pool2d";
     if (!x || !out)
         return clt__fail(x ? x->ctx : out ? out->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
@@ -79,6 +80,7 @@ clt_status clt_global_avg_pool2d(const clt_tensor *x, clt_tensor *out)
 
 clt_status clt_global_avg_pool2d_backward(const clt_tensor *dy, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_global_avg_pool2d_backward";
     if (!dy || !dx)
         return clt__fail(dy ? dy->ctx : dx ? dx->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,

@@ -284,6 +284,7 @@ static clt_status reduce_named(const char *who, int op, const clt_tensor *x, int
 clt_status clt_reduce(clt_reduce_op op, const clt_tensor *x, int naxes, const int *axes, int keepdim,
                       clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     if ((int)op < 0 || (int)op > CLT_REDUCE_L2NORM)
         return clt__fail(x ? x->ctx : out ? out->ctx : NULL, CLT_ERR_INVALID_ARGUMENT,
                          "clt_reduce: unknown op %d", (int)op);
@@ -292,11 +293,13 @@ clt_status clt_reduce(clt_reduce_op op, const clt_tensor *x, int naxes, const in
 
 clt_status clt_argmax(const clt_tensor *x, int axis, int keepdim, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return reduce_named("clt_argmax", OP_ARGMAX, x, 1, &axis, keepdim, out);
 }
 
 clt_status clt_argmin(const clt_tensor *x, int axis, int keepdim, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return reduce_named("clt_argmin", OP_ARGMIN, x, 1, &axis, keepdim, out);
 }
 
@@ -308,6 +311,7 @@ clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x
 
 clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_rowsum";
     if (x && x->ndim == 0)
         return clt__fail(x->ctx, CLT_ERR_INVALID_SHAPE, "%s: x is a scalar (0-d), it has no rows", who);

@@ -291,20 +291,24 @@ static clt_status backward(const char *who, const char *kernel, const clt_tensor
 
 clt_status clt_softmax(const clt_tensor *x, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return forward("clt_softmax", "softmax_fwd", x, out);
 }
 
 clt_status clt_log_softmax(const clt_tensor *x, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return forward("clt_log_softmax", "log_softmax_fwd", x, out);
 }
 
 clt_status clt_softmax_backward(const clt_tensor *y, const clt_tensor *dy, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     return backward("clt_softmax_backward", "softmax_bwd", y, dy, dx);
 }
 
 clt_status clt_log_softmax_backward(const clt_tensor *y, const clt_tensor *dy, clt_tensor *dx)
 {
+    CLT_PUBLIC_CALL();
     return backward("clt_log_softmax_backward", "log_softmax_bwd", y, dy, dx);
 }

@@ -89,6 +89,7 @@ static int in_unit(float b) { return b >= 0.0f && b < 1.0f; }
 clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m, clt_tensor *v,
                          const clt_adam_params *p, int64_t step)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_adam_step";
     static const char *const names[4] = {"param", "grad", "m", "v"};
     const clt_tensor *t[4] = {param, grad, m, v};
@@ -194,17 +195,20 @@ static clt_status mse_run(const char *who, const clt_tensor *pred, const clt_ten
 
 clt_status clt_mse_loss(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     return mse_run("clt_mse_loss", pred, target, out, NULL, 0);
 }
 
 clt_status clt_mse_loss_with_grad(const clt_tensor *pred, const clt_tensor *target, clt_tensor *out,
                                   clt_tensor *dpred)
 {
+    CLT_PUBLIC_CALL();
     return mse_run("clt_mse_loss_with_grad", pred, target, out, dpred, 1);
 }
 
 clt_status clt_mse_loss_backward(const clt_tensor *pred, const clt_tensor *target, clt_tensor *dpred)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_mse_loss_backward";
     static const char *const names[3] = {"pred", "target", "dpred"};
     const clt_tensor *t[3] = {pred, target, dpred};
@@ -226,6 +230,7 @@ clt_status clt_mse_loss_backward(const clt_tensor *pred, const clt_tensor *targe
 
 clt_status clt_fourier_features(const clt_tensor *x, const clt_tensor *B, float scale, clt_tensor *out)
 {
+    CLT_PUBLIC_CALL();
     static const char *who = "clt_fourier_features";
     static const char *const names[3] = {"x", "B", "out"};
     const clt_tensor *t[3] = {x, B, out};
