@@ -1,4 +1,5 @@
 /* Status names, failure messages (per context, or per thread without one) and the debug log. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -225,12 +226,16 @@ const char *clt_last_error(const clt_context *ctx)
 
 int clt__log_enabled(void)
 {
-    static int enabled = -1;
-    if (enabled < 0) {
+    /* Atomic: failures on several threads at once may be the first to ask (a plain int raced,
+     * found by ThreadSanitizer); every thread computes the same value, so relaxed order suffices. */
+    static atomic_int enabled = -1;
+    int e = atomic_load_explicit(&enabled, memory_order_relaxed);
+    if (e < 0) {
         const char *v = getenv("CLT_LOG");
-        enabled = v && (!strcmp(v, "debug") || !strcmp(v, "1"));
+        e = v && (!strcmp(v, "debug") || !strcmp(v, "1"));
+        atomic_store_explicit(&enabled, e, memory_order_relaxed);
     }
-    return enabled;
+    return e;
 }
 
 void clt__log(const char *fmt, ...)
