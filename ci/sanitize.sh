@@ -38,6 +38,27 @@ if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log"; the
     grep -nE -A20 "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log" | head -n 120 >&2
     status=1
 fi
+# LSan's own tracer can crash at a forked test's exit when the machine is loaded ("LeakSanitizer has
+# encountered a fatal error ... Tracer caught signal 11", exit 25, no report; seen twice in 505 checks on a
+# loaded 2-core machine). Those test cases run once more; any real report, there or above, still fails.
+if [ "$status" -ne 0 ] && ! grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:" "$log" &&
+    grep -q "LeakSanitizer has encountered a fatal error" "$log"; then
+    cases=$(grep -E ":E:[^:]+:[^:]+:[0-9]+: \(after this point\) Early exit with return value 25" "$log" |
+        awk -F: '{print $4}' | sort -u || true)
+    other=$(grep -E ":[EF]:" "$log" | grep -vc "Early exit with return value 25" || true)
+    if [ -n "$cases" ] && [ "$other" -eq 0 ]; then
+        status=0
+        for c in $cases; do
+            echo "sanitize: LSan's tracer crashed in test case '$c' (no report): running it again"
+            (cd "$build" && CK_RUN_CASE="$c" ./clt-tests) >"$log.retry" 2>&1 || status=$?
+            tail -n 3 "$log.retry"
+            if grep -qE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|LeakSanitizer has encountered" \
+                "$log.retry"; then
+                status=1
+            fi
+        done
+    fi
+fi
 echo "sanitize: clt-tests under ASan+UBSan+LSan took $(( $(date +%s) - start )) s"
 if [ "$status" -eq 0 ]; then
     echo "sanitize: PASS"
