@@ -15,6 +15,7 @@
 #include "ops/gemm/gemm_tiled_choice.h"
 #include "program/program.h"
 #include "tools/expr_variants.h"
+#include "tools/mlp_variants.h"
 
 static clt_status add(clt__variant_list *l, clt__variant_use use, const char *program,
                       const char *options, int wg, char *source)
@@ -246,6 +247,8 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
         st = add(l, use, "tensor", "", 0, NULL);
     if (!st)
         st = clt__expr_variants(ctx, cpu, use, l, add);
+    if (!st) /* every class: auto runs silu networks fused even on CPU devices */
+        st = clt__mlp_variants(ctx, use, l, add);
     return st;
 }
 
