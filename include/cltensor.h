@@ -45,6 +45,7 @@
  *   CLT_CACHE_DIR       on-disk program cache directory, or "off"
  *   CLT_GEMM_IMPL       "tiled", "clblast" or "auto" (default)
  *   CLT_CONV_IMPL       "tiled", "clblast" or "auto" (default)
+ *   CLT_MATH            GEMM/Conv2D math mode: "fp32" (default), "tf32" or "3xtf32" (clt_math_mode)
  *   CLT_FFT_IMPL        "ours", "clfft", "vkfft" or "auto" (default), see cltensor_fft.h
  *   CLT_PROFILE         "1" records every command for the profiler (cltensor_profile.h)
  *   CLT_TUNING_FILE     tuning file instead of CACHE_DIR/tuning-HASH.txt, or "off" (env only)
@@ -134,8 +135,25 @@ typedef enum clt_dtype {
     CLT_F16 = 2, /**< IEEE binary16 storage */
     CLT_I32 = 3,
     CLT_U8 = 4,
-    CLT_C64 = 5 /**< complex: interleaved f32 real, imaginary (8 bytes); the FFT family computes it */
+    CLT_C64 = 5, /**< complex: interleaved f32 real, imaginary (8 bytes); the FFT family computes it */
+    CLT_BF16 = 6 /**< bfloat16 storage (the top 16 bits of an f32); GEMM/Conv2D inputs, clt_cast */
 } clt_dtype;
+
+/** How GEMM and Conv2D multiply f32 operands. Values are stable. Accumulation is fp32 in every
+ *  mode. A device without tensor cores (clt_device_has_tensor_cores() == 0, cltensor_gemm.h: POCL, AMD, NVIDIA
+ *  before compute capability 8.0) runs the exact fp32 path under every mode; the profiler's
+ *  implementation name and clt-info say which ran. */
+typedef enum clt_math_mode {
+    CLT_MATH_DEFAULT = 0,      /**< per call: the context's mode; per context: $CLT_MATH, else FP32 */
+    CLT_MATH_FP32 = 1,         /**< exact fp32 products (the tests' baseline) */
+    CLT_MATH_TF32 = 2,         /**< tensor cores, inputs rounded to TF32 (10-bit mantissa, nearest,
+                                    ties away from zero as cuBLAS does) */
+    CLT_MATH_FP32_3XTF32 = 3   /**< tensor cores, each operand split into a TF32 high part and a TF32
+                                    residual, three products: fp32-level accuracy */
+} clt_math_mode;
+
+/** "default", "fp32", "tf32", "3xtf32", or "unknown". A static string. Never blocks. */
+CLT_API const char *clt_math_mode_name(clt_math_mode mode);
 
 /* Shared by the elementwise ops and the GEMM/conv epilogues, so it lives with the base types. */
 /** Unary ops and activations. `alpha` is used by LEAKY_RELU (slope for x < 0) and ELU
@@ -267,6 +285,9 @@ typedef struct clt_context_options {
     const char *conv_impl;
     /** Profiler: 1 on, -1 off, 0 = $CLT_PROFILE ("1" on; unset, "" or "0" off). */
     int profiler;
+    /** GEMM/Conv2D math mode: CLT_MATH_DEFAULT = $CLT_MATH ("fp32", "tf32", "3xtf32"), else FP32.
+     *  A value outside clt_math_mode: CLT_ERR_INVALID_ARGUMENT. */
+    clt_math_mode math;
 } clt_context_options;
 
 /** Fill *opts with defaults (everything from the environment). NULL is ignored. Never blocks. */
@@ -314,6 +335,7 @@ typedef struct clt_context_limits {
     char gemm_impl[16];         /**< "auto", "tiled" or "clblast" */
     char conv_impl[16];         /**< "auto", "tiled" or "clblast" */
     int profiler;               /**< 1 when every command is recorded (queue profiling on) */
+    clt_math_mode math;         /**< the context's math mode at creation (never CLT_MATH_DEFAULT) */
 } clt_context_limits;
 
 /** The limits and settings in force on ctx, copied into *limits. CLT_ERR_INVALID_ARGUMENT for NULL.
@@ -324,6 +346,15 @@ CLT_API clt_status clt_context_get_limits(const clt_context *ctx, clt_context_li
  *  kernel parameter table), as lines of text into buf (NUL-terminated, truncated to size).
  *  CLT_ERR_INVALID_ARGUMENT for NULL ctx or buf or size 0. Never blocks. */
 CLT_API clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size_t size);
+
+/** Set the math mode of ctx for later GEMM/Conv2D calls that ask for CLT_MATH_DEFAULT.
+ *  CLT_MATH_DEFAULT restores the mode the context was created with (options, else $CLT_MATH).
+ *  Statuses: CLT_ERR_INVALID_ARGUMENT (NULL ctx, or a value outside clt_math_mode). Never blocks;
+ *  work already enqueued is unaffected. */
+CLT_API clt_status clt_context_set_math_mode(clt_context *ctx, clt_math_mode mode);
+/** The math mode in force on ctx (never CLT_MATH_DEFAULT) into *mode. CLT_ERR_INVALID_ARGUMENT
+ *  for NULL. Never blocks. */
+CLT_API clt_status clt_context_get_math_mode(const clt_context *ctx, clt_math_mode *mode);
 
 /** Where the dispatch thresholds and kernel parameters in force on a context come from. */
 typedef enum clt_tuning_source {
@@ -429,7 +460,7 @@ CLT_API clt_status clt_future_get(clt_future *f, void *dst, size_t bytes);
  *  no-op. */
 CLT_API void clt_future_free(clt_future *f);
 
-/** Set every element to value (converted to t's dtype: rounded to nearest for f16, truncated toward
+/** Set every element to value (converted to t's dtype: rounded to nearest even for f16 and bf16, truncated toward
  *  zero and saturated for integers). Enqueued only. CLT_ERR_INVALID_ARGUMENT for NULL. */
 CLT_API clt_status clt_tensor_fill(clt_tensor *t, double value);
 /** Fill an f32 tensor with uniform random values in [lo, hi) from a counter-based generator:

@@ -1,6 +1,17 @@
 /**
  * @file
- * cltensor GEMM: C = act(alpha * op(A) * op(B) + beta * C + bias) + residual, row-major f32.
+ * cltensor GEMM: C = act(alpha * op(A) * op(B) + beta * C + bias) + residual, row-major.
+ *
+ * Dtypes: A and B both f32, both f16 or both bf16; C f32, or the inputs' 16-bit dtype (then
+ * rounded to nearest even once, after the epilogue); bias, residual and dact_y f32. Products
+ * accumulate in fp32 always. Anything else: CLT_ERR_INVALID_DTYPE, nothing enqueued. 16-bit
+ * operands never go to CLBlast.
+ * Math mode (clt_math_mode, cltensor.h): the epilogue's `math` field, else (zero) the context's
+ * mode (clt_context_set_math_mode, $CLT_MATH). TF32 / 3xTF32 and 16-bit inputs run on tensor cores
+ * where the device has them (clt_device_has_tensor_cores) and the kernels take the shape; else on
+ * the exact fp32 kernels (16-bit inputs converted on load), and the profiler's implementation
+ * name says so ("tiled (tf32 asked, fp32 math: no tensor cores)"). With 16-bit inputs every mode
+ * gives the same products: f16 and bf16 values are exact in TF32.
  * Included by cltensor.h. Our hand-tiled kernels or CLBlast, chosen per shape and device
  * (CLT_GEMM_IMPL=tiled|clblast|auto or clt_context_options.gemm_impl forces one). One launch per
  * call for our kernels, epilogue included. Only enqueues.
@@ -62,6 +73,11 @@ typedef struct clt_gemm_epilogue {
     clt_unary_op dact;          /**< the forward activation whose derivative multiplies C */
     int64_t dact_offset;        /**< dact_y's first element */
     int64_t lddy;               /**< dact_y's leading dimension */
+    /** Math mode of this call; CLT_MATH_DEFAULT (zero) = the context's. It lives here, in the
+     *  struct every GEMM call already takes and callers already zero-initialise, so the three
+     *  GEMM calls gain it without a signature change; a value outside clt_math_mode:
+     *  CLT_ERR_INVALID_ARGUMENT. */
+    clt_math_mode math;
 } clt_gemm_epilogue;
 
 /** No bias, no activation, no residual, no activation backward. NULL is ignored. */
@@ -98,6 +114,17 @@ CLT_API clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t 
 /** out = a @ b for contiguous tensors: a [M, K] and b [K, N] give out [M, N]; a [B, M, K] with b
  *  [B, K, N] or [K, N] gives out [B, M, N]. */
 CLT_API clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out);
+
+/** clt_matmul with a math mode for this call (CLT_MATH_DEFAULT: the context's). a and b f32, f16
+ *  or bf16 (the same), out f32 or their dtype. Statuses: those of clt_matmul, and
+ *  CLT_ERR_INVALID_ARGUMENT for a math value outside clt_math_mode. */
+CLT_API clt_status clt_matmul_math(const clt_tensor *a, const clt_tensor *b, clt_tensor *out,
+                                   clt_math_mode math);
+
+/** 1 when ctx's device has tensor cores that the TF32 / 3xTF32 modes and 16-bit inputs use
+ *  (NVIDIA compute capability >= 8.0, read through cl_nv_device_attribute_query, on the native
+ *  profile), else 0 (also for NULL). Never blocks. */
+CLT_API int clt_device_has_tensor_cores(const clt_context *ctx);
 
 #ifdef __cplusplus
 }

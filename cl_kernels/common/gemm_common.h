@@ -14,11 +14,47 @@
  *
  * -D contract: IDX64 (0/1, default 0): 64-bit element indices inside one matrix; the host sets it
  * when any matrix spans 2^31 elements or more (batch offsets are always 64-bit). ACT: the
- * activation function name (clt_act_relu, ...); absent means identity. */
+ * activation function name (clt_act_relu, ...); absent means identity. IN16 / OUT16 (default 0:
+ * f32): the storage of A and B / of C, 1 f16, 2 bf16; values are converted to f32 on load and C
+ * rounded (nearest even) on store. Only gemm_tiled.cl takes IN16 / OUT16 (the host builds no other
+ * variant with them), so every f32 program is the same text as before. */
 #ifndef CLT_GEMM_COMMON_H
 #define CLT_GEMM_COMMON_H
 
 #include "common/activations.h"
+
+#ifndef IN16
+#define IN16 0
+#endif
+#ifndef OUT16
+#define OUT16 0
+#endif
+#if IN16 || OUT16
+#include "common/half_bf16.h"
+#endif
+#if IN16 == 0
+typedef float gemm_in_t;
+#define GEMM_LOAD_IN(p, i) ((p)[i])
+#elif IN16 == 1
+typedef half gemm_in_t;
+#define GEMM_LOAD_IN(p, i) vload_half((i), (p))
+#else
+typedef ushort gemm_in_t;
+#define GEMM_LOAD_IN(p, i) clt_bf16_to_f32((p)[i])
+#endif
+#if OUT16 == 0
+typedef float gemm_out_t;
+#define GEMM_LOAD_OUT(p) (*(p))
+#define GEMM_STORE_OUT(v, p) (*(p) = (v))
+#elif OUT16 == 1
+typedef half gemm_out_t;
+#define GEMM_LOAD_OUT(p) vload_half(0, (p))
+#define GEMM_STORE_OUT(v, p) vstore_half_rte((v), 0, (p))
+#else
+typedef ushort gemm_out_t;
+#define GEMM_LOAD_OUT(p) clt_bf16_to_f32(*(p))
+#define GEMM_STORE_OUT(v, p) (*(p) = clt_f32_to_bf16(v))
+#endif
 
 #ifndef IDX64
 #define IDX64 0
@@ -51,7 +87,7 @@ static inline float gemm_dact(int flags, float y)
 }
 
 #define GEMM_ARGS                                                                                  \
-    __global const float *A, __global const float *B, __global float *C,                          \
+    __global const gemm_in_t *A, __global const gemm_in_t *B, __global gemm_out_t *C,              \
         __global const float *bias, __global const float *R, ulong4 offs, ulong4 strides,         \
         long4 lds, int4 dims, float4 sc
 
@@ -105,16 +141,17 @@ static inline float gemm_epi_value(const gemm_epi *e, float acc, float cold, idx
 }
 
 /* Guarded scalar store of element (i, j) of C. */
-static inline void gemm_store1(__global float *C, idx_t ldc, const gemm_epi *e, float acc, idx_t i, idx_t j)
+static inline void gemm_store1(__global gemm_out_t *C, idx_t ldc, const gemm_epi *e, float acc, idx_t i, idx_t j)
 {
-    __global float *p = C + i * ldc + j;
-    float cold = e->beta != 0.0f ? *p : 0.0f;
-    *p = gemm_epi_value(e, acc, cold, i, j);
+    __global gemm_out_t *p = C + i * ldc + j;
+    float cold = e->beta != 0.0f ? GEMM_LOAD_OUT(p) : 0.0f;
+    GEMM_STORE_OUT(gemm_epi_value(e, acc, cold, i, j), p);
 }
 
 /* Four consecutive elements (i, j..j+3) of C, all inside; one float4 store when C is aligned. */
-static inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, float4 acc, idx_t i, idx_t j)
+static inline void gemm_store4(__global gemm_out_t *C, idx_t ldc, const gemm_epi *e, float4 acc, idx_t i, idx_t j)
 {
+#if !OUT16
     __global float *p = C + i * ldc + j;
     if (e->flags & GEMM_F_VEC_C) {
         float4 cold = e->beta != 0.0f ? *(__global float4 *)p : (float4)(0.0f);
@@ -137,7 +174,9 @@ static inline void gemm_store4(__global float *C, idx_t ldc, const gemm_epi *e, 
                           gemm_dact(e->flags, y.z), gemm_dact(e->flags, y.w));
         }
         *(__global float4 *)p = v;
-    } else {
+    } else
+#endif
+    {
         gemm_store1(C, ldc, e, acc.x, i, j);
         gemm_store1(C, ldc, e, acc.y, i, j + 1);
         gemm_store1(C, ldc, e, acc.z, i, j + 2);

@@ -26,7 +26,8 @@
  * in piece order (deterministic: the same sum whoever finishes last), runs the epilogue and resets
  * the counter for the next launch. ws = uint counters[SPLIT_COUNTERS], then float partials.
  *
- * -D contract (tunables below), SPLITK (0/1), plus IDX64 and ACT of common/gemm_common.h.
+ * -D contract (tunables below), SPLITK (0/1), plus IDX64, ACT, IN16 and OUT16 of
+ * common/gemm_common.h.
  */
 #include "common/gemm_common.h"
 
@@ -100,7 +101,7 @@ typedef float floatv;
 
 /* Fetch this item's share of one op(X) slice (rows/cols r0.. of the tile, k from k0) into regs.
  * CONTIG_MN: X is contiguous along the tile's m (n) axis; otherwise along k. */
-static inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, int contig_mn, int TILE,
+static inline void gemm_fetch(__global const gemm_in_t *X, idx_t ldx, int aligned, int contig_mn, int TILE,
                        int LPT, int lid, int r0, int R, int k0, int Kn, float *regs)
 {
 #pragma unroll
@@ -120,14 +121,17 @@ static inline void gemm_fetch(__global const float *X, idx_t ldx, int aligned, i
         int gr = r0 + r, gk = k0 + kk;
         idx_t at = contig_mn ? (idx_t)gk * ldx + gr : (idx_t)gr * ldx + gk;
         int full = contig_mn ? (gk < Kn && gr + VW <= R) : (gr < R && gk + VW <= Kn);
+#if !IN16 /* 16-bit storage: element loads converting to f32 (the portable twin of tensor cores) */
         if (full) {
             floatv v = aligned ? *(__global const floatv *)(X + at) : VLOAD(0, X + at);
             VSTORE(v, 0, regs + l * VW);
-        } else {
+        } else
+#endif
+        {
 #pragma unroll
             for (int e = 0; e < VW; e++) {
                 int ok = contig_mn ? (gk < Kn && gr + e < R) : (gr < R && gk + e < Kn);
-                regs[l * VW + e] = ok ? X[at + e] : 0.0f;
+                regs[l * VW + e] = ok ? GEMM_LOAD_IN(X, at + e) : 0.0f;
             }
         }
     }

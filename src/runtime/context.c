@@ -101,6 +101,64 @@ static clt_status pick_profiler(int option, const char *who, int *out)
     return CLT_SUCCESS;
 }
 
+const char *clt_math_mode_name(clt_math_mode mode)
+{
+    switch (mode) {
+    case CLT_MATH_DEFAULT: return "default";
+    case CLT_MATH_FP32: return "fp32";
+    case CLT_MATH_TF32: return "tf32";
+    case CLT_MATH_FP32_3XTF32: return "3xtf32";
+    }
+    return "unknown";
+}
+
+/* The context's math mode: the option, else $CLT_MATH, else fp32. */
+static clt_status pick_math(clt_math_mode option, const char *who, clt_math_mode *out)
+{
+    if (option != CLT_MATH_DEFAULT) {
+        if (option != CLT_MATH_FP32 && option != CLT_MATH_TF32 && option != CLT_MATH_FP32_3XTF32)
+            return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "%s: math mode %d is not a clt_math_mode",
+                             who, (int)option);
+        *out = option;
+        return CLT_SUCCESS;
+    }
+    const char *v = getenv("CLT_MATH");
+    *out = CLT_MATH_FP32;
+    if (!v || !*v || strcmp(v, "fp32") == 0)
+        return CLT_SUCCESS;
+    if (strcmp(v, "tf32") == 0)
+        *out = CLT_MATH_TF32;
+    else if (strcmp(v, "3xtf32") == 0)
+        *out = CLT_MATH_FP32_3XTF32;
+    else
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT,
+                         "%s: CLT_MATH=\"%s\" is not fp32, tf32 or 3xtf32", who, v);
+    return CLT_SUCCESS;
+}
+
+clt_status clt_context_set_math_mode(clt_context *ctx, clt_math_mode mode)
+{
+    CLT_PUBLIC_CALL();
+    if (!ctx)
+        return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_context_set_math_mode: ctx is NULL");
+    if (mode != CLT_MATH_DEFAULT && mode != CLT_MATH_FP32 && mode != CLT_MATH_TF32 &&
+        mode != CLT_MATH_FP32_3XTF32)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT,
+                         "clt_context_set_math_mode: math mode %d is not a clt_math_mode", (int)mode);
+    ctx->math = mode == CLT_MATH_DEFAULT ? ctx->limits.math : mode;
+    return CLT_SUCCESS;
+}
+
+clt_status clt_context_get_math_mode(const clt_context *ctx, clt_math_mode *mode)
+{
+    CLT_PUBLIC_CALL();
+    if (!ctx || !mode)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "clt_context_get_math_mode: %s is NULL",
+                         ctx ? "mode" : "ctx");
+    *mode = ctx->math;
+    return CLT_SUCCESS;
+}
+
 static void resolve_cache_dir(const char *option, char *out, size_t size)
 {
     const char *dir = env_or(option, "CLT_CACHE_DIR");
@@ -181,7 +239,8 @@ clt_status clt__context_resolve_options(const clt_context_options *opts, int glo
     resolve_cache_dir(opts->cache_dir, limits->cache_dir, sizeof limits->cache_dir);
     if ((st = pick_impl(opts->gemm_impl, "CLT_GEMM_IMPL", "GEMM", who, limits->gemm_impl)) ||
         (st = pick_impl(opts->conv_impl, "CLT_CONV_IMPL", "Conv2D", who, limits->conv_impl)) ||
-        (st = pick_profiler(opts->profiler, who, &limits->profiler)))
+        (st = pick_profiler(opts->profiler, who, &limits->profiler)) ||
+        (st = pick_math(opts->math, who, &limits->math)))
         return st;
     return CLT_SUCCESS;
 }
@@ -189,6 +248,7 @@ clt_status clt__context_resolve_options(const clt_context_options *opts, int glo
 clt_status clt__context_start(clt_context *ctx, const char *who)
 {
     clt_status st;
+    ctx->math = ctx->limits.math;
     if ((st = clt__pool_create(ctx, ctx->limits.memory_limit, &ctx->pool)) != CLT_SUCCESS ||
         (st = clt__transfer_create(ctx, &ctx->transfer)) != CLT_SUCCESS ||
         (st = clt__kernel_map_create(&ctx->kernels)) != CLT_SUCCESS ||

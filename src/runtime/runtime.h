@@ -134,6 +134,9 @@ struct clt_context {
     char *error;                    /* last failure message, heap, grows as needed */
     size_t error_cap;
     int rehearsal; /* ops/common/launch.h clt__rehearse_then_run: build and check, enqueue nothing */
+    const char *impl_note; /* non-NULL: the profiler names the next kernels so (a static string),
+                              instead of their function name: e.g. which math path really ran */
+    clt_math_mode math; /* GEMM/Conv2D mode for calls asking CLT_MATH_DEFAULT (clt_context_set_math_mode) */
 };
 
 /* Everything of clt_context_create but the device and queue: resolves opts (and the environment)

@@ -13,6 +13,7 @@ size_t clt_dtype_size(clt_dtype dtype)
     case CLT_I32: return 4;
     case CLT_U8: return 1;
     case CLT_C64: return 8;
+    case CLT_BF16: return 2;
     }
     return 0;
 }
@@ -25,6 +26,7 @@ const char *clt_dtype_name(clt_dtype dtype)
     case CLT_I32: return "i32";
     case CLT_U8: return "u8";
     case CLT_C64: return "c64";
+    case CLT_BF16: return "bf16";
     }
     return "unknown";
 }

@@ -76,6 +76,31 @@ static uint16_t half_from_double(double v)
     return sign | (uint16_t)(exponent << 10) | (uint16_t)q;
 }
 
+/* bfloat16 nearest to v, ties to even, straight from the double (no double rounding through f32);
+ * NaN stays a quiet NaN with its sign. */
+static uint16_t bf16_from_double(double v)
+{
+    uint16_t sign = signbit(v) ? 0x8000 : 0;
+    if (isnan(v))
+        return sign | 0x7FC0;
+    double a = fabs(v);
+    if (a >= ldexp(2.0 - ldexp(1.0, -8), 127)) /* halfway to 2^128 rounds to even: infinity */
+        return sign | 0x7F80;
+    if (a < ldexp(1.0, -126)) /* subnormal: a multiple of 2^-133; 128 becomes the smallest normal */
+        return sign | (uint16_t)nearbyint(ldexp(a, 133));
+    int e;
+    double m = frexp(a, &e);
+    int exponent = e - 1 + 127;
+    double q = nearbyint((m * 2.0 - 1.0) * 128.0);
+    if (q == 128.0) {
+        q = 0;
+        exponent++;
+    }
+    if (exponent >= 255)
+        return sign | 0x7F80;
+    return sign | (uint16_t)(exponent << 7) | (uint16_t)q;
+}
+
 static uint32_t saturate(double v, double lo, double hi)
 {
     if (isnan(v))
@@ -99,6 +124,7 @@ static uint32_t fill_pattern(clt_dtype dtype, double value)
         return bits;
     }
     case CLT_F16: return half_from_double(value);
+    case CLT_BF16: return bf16_from_double(value);
     case CLT_I32: return saturate(value, -2147483648.0, 2147483647.0);
     case CLT_U8: return saturate(value, 0.0, 255.0);
     case CLT_C64: break; /* rejected by clt_tensor_fill */

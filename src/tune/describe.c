@@ -78,6 +78,13 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     else
         put(&o, "tuning: built-in table (%s row); %s\n", row, tu ? tu->why : "no tuning file");
     put(&o, "gemm implementation: %s\n", ctx->limits.gemm_impl);
+    int cores = clt__device_has_tensor_cores(ctx);
+    put(&o, "tensor cores: %s\n", cores ? "yes (NVIDIA compute capability >= 8.0)"
+                                         : "no (TF32 / 3xTF32 modes and f16 / bf16 inputs run the "
+                                           "exact fp32 kernels)");
+    put(&o, "math mode: %s%s\n", clt_math_mode_name(ctx->math),
+        ctx->math == CLT_MATH_FP32 ? "" : cores ? " (tensor cores where the kernels take the shape)"
+                                                : " (no tensor cores: runs as fp32)");
     if (r->clblast_min_dim > 0)
         put(&o, "gemm auto rule: %s: CLBlast when m, n, k >= %lld and 2mnk >= %.3g FLOP, else ours\n",
             r->label, (long long)r->clblast_min_dim, r->clblast_min_flop);

@@ -64,7 +64,10 @@ clt_status clt__enqueue_kernel(clt_context *ctx, cl_kernel kernel, cl_uint dims,
     cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, dims, NULL, global, local, 0, NULL,
                                         clt__prof_event(ctx));
     if (err == CL_SUCCESS) {
-        clt__prof_commit_kernel(ctx, who, kernel);
+        if (ctx->impl_note)
+            clt__prof_commit(ctx, who, ctx->impl_note, CLT_PROFILE_KERNEL, 0);
+        else
+            clt__prof_commit_kernel(ctx, who, kernel);
         return CLT_SUCCESS;
     }
     char what[256], g[64] = "", l[64] = "";

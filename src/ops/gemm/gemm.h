@@ -31,7 +31,23 @@ typedef struct clt__gemm_problem {
     /* Activation backward: 0 none, else CLT__GEMM_DACT_*; the residual slot (buffer, offset,
      * ldr) then holds y and the result is multiplied by dact'(y) instead of adding it. */
     int dact;
+    /* Operand storage types: a_dtype == b_dtype, one of CLT_F32, CLT_F16, CLT_BF16; c_dtype is
+     * CLT_F32 or a_dtype. Offsets, strides and leading dimensions above count elements of each
+     * operand's own dtype. bias and residual / dact_y are always f32. */
+    clt_dtype a_dtype, b_dtype, c_dtype;
+    /* The resolved math mode (the call's, else the context's): CLT_MATH_FP32, CLT_MATH_TF32 or
+     * CLT_MATH_FP32_3XTF32, never CLT_MATH_DEFAULT. With 16-bit inputs every mode gives the same
+     * products (f16 and bf16 values are exact in TF32). */
+    clt_math_mode math;
 } clt__gemm_problem;
+
+/* Whether p needs the portable kernels' 16-bit load/store variants (f16/bf16 A, B or C). */
+static inline int clt__gemm_is_16bit(const clt__gemm_problem *p)
+{
+    /* internal callers (conv) zero-initialise: dtype 0 means f32 */
+    return p->a_dtype == CLT_F16 || p->a_dtype == CLT_BF16 || p->c_dtype == CLT_F16 ||
+           p->c_dtype == CLT_BF16;
+}
 
 /* dact codes, shared with the kernels (gemm_common.h: flag bits 7-8; gemm_epilogue.cl: mode
  * bits 4-5). */
@@ -61,6 +77,13 @@ static inline int clt__gemm_alpha_zero(const clt__gemm_problem *p, clt__gemm_pro
     q->a_kseg = 0;
     return 1;
 }
+
+/* Tensor-core GEMM (gemm_mma.c): NVIDIA mma.sync kernels for p->math TF32 / 3xTF32 and f16 / bf16
+ * inputs. CLT_ERR_UNSUPPORTED (with a message, nothing enqueued) when the device has none or p does
+ * not fit; the caller then runs the fp32 kernels. */
+clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+/* NVIDIA compute capability >= 8.0 (cl_nv_device_attribute_query) on the native profile, else 0. */
+int clt__device_has_tensor_cores(const clt_context *ctx);
 
 /* CLBlast (gemm_clblast.c): CLBlastSgemm / CLBlastSgemmStridedBatched, then the epilogue as one
  * extra launch when there is one. CLT_ERR_UNSUPPORTED when CLBlast refuses the problem or the

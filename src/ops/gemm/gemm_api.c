@@ -36,7 +36,7 @@ clt_status clt_gemm(clt_transpose ta, clt_transpose tb, int64_t m, int64_t n, in
 {
     CLT_PUBLIC_CALL();
     clt__gemm_request r = {ta, tb, m, n, k, alpha, beta, a, b, c, a_offset, lda, 0, b_offset, ldb, 0,
-                           c_offset, ldc, 0, 1, epilogue};
+                           c_offset, ldc, 0, 1, epilogue, CLT_MATH_DEFAULT};
     return run_request("clt_gemm", &r);
 }
 
@@ -49,14 +49,30 @@ clt_status clt_gemm_strided_batched(clt_transpose ta, clt_transpose tb, int64_t 
 {
     CLT_PUBLIC_CALL();
     clt__gemm_request r = {ta, tb, m, n, k, alpha, beta, a, b, c, a_offset, lda, a_stride,
-                           b_offset, ldb, b_stride, c_offset, ldc, c_stride, batch, epilogue};
+                           b_offset, ldb, b_stride, c_offset, ldc, c_stride, batch, epilogue,
+                           CLT_MATH_DEFAULT};
     return run_request("clt_gemm_strided_batched", &r);
 }
+
+static clt_status matmul(const char *who, const clt_tensor *a, const clt_tensor *b, clt_tensor *out,
+                         clt_math_mode math);
 
 clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
 {
     CLT_PUBLIC_CALL();
-    static const char *who = "clt_matmul";
+    return matmul("clt_matmul", a, b, out, CLT_MATH_DEFAULT);
+}
+
+clt_status clt_matmul_math(const clt_tensor *a, const clt_tensor *b, clt_tensor *out,
+                           clt_math_mode math)
+{
+    CLT_PUBLIC_CALL();
+    return matmul("clt_matmul_math", a, b, out, math);
+}
+
+static clt_status matmul(const char *who, const clt_tensor *a, const clt_tensor *b, clt_tensor *out,
+                         clt_math_mode math)
+{
     clt_context *ctx = out ? out->ctx : a ? a->ctx : b ? b->ctx : NULL;
     if (!a || !b || !out)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", who,
@@ -64,10 +80,6 @@ clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
     if (a->ctx != ctx || b->ctx != ctx)
         return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: %s and out belong to different contexts",
                          who, a->ctx != ctx ? "a" : "b");
-    if (a->dtype != CLT_F32 || b->dtype != CLT_F32 || out->dtype != CLT_F32)
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: a, b and out must be f32 (got %s, %s, %s)",
-                         who, clt_dtype_name(a->dtype), clt_dtype_name(b->dtype),
-                         clt_dtype_name(out->dtype));
     int batched = a->ndim == 3;
     int shapes_ok = (a->ndim == 2 && b->ndim == 2 && out->ndim == 2) ||
                     (batched && (b->ndim == 2 || (b->ndim == 3 && b->shape[0] == a->shape[0])) &&
@@ -86,6 +98,7 @@ clt_status clt_matmul(const clt_tensor *a, const clt_tensor *b, clt_tensor *out)
     int64_t m = a->shape[a->ndim - 2], k = a->shape[a->ndim - 1], n = b->shape[b->ndim - 1];
     int64_t lda = k > 1 ? k : 1, ldb = n > 1 ? n : 1;
     clt__gemm_request r = {CLT_NO_TRANS, CLT_NO_TRANS, m, n, k, 1.0f, 0.0f, a, b, out,
-                           0, lda, m * k, 0, ldb, b->ndim == 3 ? k * n : 0, 0, ldb, m * n, bt, NULL};
+                           0, lda, m * k, 0, ldb, b->ndim == 3 ? k * n : 0, 0, ldb, m * n, bt, NULL,
+                           math}; /* dtypes: checked with the request, as for clt_gemm */
     return run_request(who, &r);
 }

@@ -161,7 +161,7 @@ clt_status clt_gemm_batched(clt_transpose ta, clt_transpose tb, int64_t m, int64
     for (int64_t i = 0; i < batch && st == CLT_SUCCESS; i++) {
         rs[i] = (clt__gemm_request){ta, tb, m, n, k, alpha, beta, a[i], b[i], c[i],
                                     a_offsets[i], lda, 0, b_offsets[i], ldb, 0,
-                                    c_offsets[i], ldc, 0, 1, epilogue};
+                                    c_offsets[i], ldc, 0, 1, epilogue, CLT_MATH_DEFAULT};
         snprintf(who, sizeof who, WHO " (entry %lld)", (long long)i);
         st = clt__gemm_check_request(who, &rs[i]);
         /* Every entry must live in the first entry's context. */

@@ -71,6 +71,38 @@ static clt_status check_tensor(const clt_context *ctx, const char *who, const ch
     return CLT_SUCCESS;
 }
 
+static int is_16bit(clt_dtype d) { return d == CLT_F16 || d == CLT_BF16; }
+
+/* A and B: both f32, both f16 or both bf16; C: f32, or the inputs' 16-bit type. */
+static clt_status check_operands(const clt_context *ctx, const char *who, const clt_tensor *a,
+                                 const clt_tensor *b, const clt_tensor *c)
+{
+    const clt_tensor *t[3] = {a, b, c};
+    const char *names[3] = {"A", "B", "C"};
+    for (int i = 0; i < 3; i++) {
+        if (t[i]->ctx != ctx)
+            return clt__fail(ctx, CLT_ERR_CONTEXT_MISMATCH, "%s: %s and C belong to different contexts",
+                             who, names[i]);
+        if (t[i]->dtype != CLT_F32 && !is_16bit(t[i]->dtype))
+            return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32, f16 or bf16",
+                             who, names[i], clt_dtype_name(t[i]->dtype));
+    }
+    if (a->dtype != b->dtype)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: A is %s but B is %s (they must match)", who,
+                         clt_dtype_name(a->dtype), clt_dtype_name(b->dtype));
+    if (c->dtype != CLT_F32 && c->dtype != a->dtype)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE,
+                         "%s: C is %s with %s inputs (C must be f32 or the inputs' dtype)", who,
+                         clt_dtype_name(c->dtype), clt_dtype_name(a->dtype));
+    return CLT_SUCCESS;
+}
+
+static int valid_math(clt_math_mode m)
+{
+    return m == CLT_MATH_DEFAULT || m == CLT_MATH_FP32 || m == CLT_MATH_TF32 ||
+           m == CLT_MATH_FP32_3XTF32;
+}
+
 int clt__gemm_dact_code(clt_unary_op op)
 {
     switch (op) {
@@ -148,9 +180,11 @@ clt_status clt__gemm_check_request(const char *who, const clt__gemm_request *r)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: %s is NULL", who,
                          !r->a ? "a" : !r->b ? "b" : "c");
     clt_status st;
-    if ((st = check_tensor(ctx, who, "A", r->a)) || (st = check_tensor(ctx, who, "B", r->b)) ||
-        (st = check_tensor(ctx, who, "C", r->c)))
+    if ((st = check_operands(ctx, who, r->a, r->b, r->c)) != CLT_SUCCESS)
         return st;
+    if (!valid_math(r->math) || (r->ep && !valid_math(r->ep->math)))
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: math mode %d is not a clt_math_mode", who,
+                         (int)(valid_math(r->math) ? r->ep->math : r->math));
     if ((r->ta != CLT_NO_TRANS && r->ta != CLT_TRANS) || (r->tb != CLT_NO_TRANS && r->tb != CLT_TRANS))
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: unknown clt_transpose %d", who,
                          (int)(r->ta != CLT_NO_TRANS && r->ta != CLT_TRANS ? r->ta : r->tb));
@@ -180,11 +214,11 @@ static clt__gemm_extent extent_of(const clt_tensor *t, int64_t off, int64_t ld, 
     clt__gemm_extent e = {t->storage->mem, 0, 0, 0};
     if (rows == 0 || cols == 0 || batch == 0)
         return e;
-    uint64_t base = t->offset / sizeof(float);
+    uint64_t esize = clt_dtype_size(t->dtype);
     int64_t last = 0;
     last_index(off, stride, batch, ld, rows, cols, &last); /* checked already */
-    e.first = base + (uint64_t)off;
-    e.last = base + (uint64_t)last;
+    e.first = t->offset + (uint64_t)off * esize;
+    e.last = t->offset + ((uint64_t)last + 1) * esize - 1;
     e.used = 1;
     return e;
 }
@@ -260,7 +294,7 @@ clt_status clt__gemm_check_aliasing(const char *who, const clt__gemm_request *r)
 
 /* ------------------------------------------------------------------------------- problem */
 
-static uint64_t elem_base(const clt_tensor *t) { return t->offset / sizeof(float); }
+static uint64_t elem_base(const clt_tensor *t) { return t->offset / clt_dtype_size(t->dtype); }
 
 void clt__gemm_problem_from(const clt__gemm_request *r, clt__gemm_problem *p)
 {
@@ -288,6 +322,11 @@ void clt__gemm_problem_from(const clt__gemm_request *r, clt__gemm_problem *p)
         p->b_stride = r->b_stride;
         p->c_stride = r->c_stride;
     }
+    p->a_dtype = r->a->dtype;
+    p->b_dtype = r->b->dtype;
+    p->c_dtype = r->c->dtype;
+    clt_math_mode m = r->ep && r->ep->math != CLT_MATH_DEFAULT ? r->ep->math : r->math;
+    p->math = m != CLT_MATH_DEFAULT ? m : r->c->ctx->math;
     p->act = CLT_IDENTITY;
     p->bias_mode = CLT_BIAS_NONE;
     const clt_gemm_epilogue *ep = r->ep;

@@ -18,6 +18,8 @@ typedef struct clt__gemm_request {
     int64_t c_off, ldc, c_stride;
     int64_t batch;
     const clt_gemm_epilogue *ep; /* may be NULL */
+    clt_math_mode math;          /* the call's mode (CLT_MATH_DEFAULT: the context's); clt_matmul_math
+                                    sets it, the epilogue's math field wins when that is not default */
 } clt__gemm_request;
 
 /* The context of the call (first non-NULL tensor's), for messages before anything is checked. */
@@ -32,7 +34,7 @@ clt_status clt__gemm_check_request(const char *who, const clt__gemm_request *r);
 /* C against A, B, bias, residual / dact_y, and C's batches against each other: CLT_ERR_ALIASING. */
 clt_status clt__gemm_check_aliasing(const char *who, const clt__gemm_request *r);
 
-/* First and last element (in the tensor's cl_mem, in elements) that the request addresses in each
+/* First and last BYTE (in the tensor's cl_mem: operands of different dtypes may share a buffer) that the request addresses in each
  * of its matrices; used by the pointer-batched call to check aliasing across entries. `used` is 0
  * for a matrix the call never reads (A and B when k == 0). */
 typedef struct clt__gemm_extent {

@@ -79,8 +79,56 @@ static clt_status run_clblast(clt_context *ctx, const void *p, const char *who)
     return clt__gemm_clblast(ctx, p, who);
 }
 
-/* Neither implementation enqueues anything before it can say "unsupported". */
+/* The profiler's name for the fp32 kernels running a problem that asked for tensor cores. */
+static const char *fallback_note(const clt_context *ctx, const clt__gemm_problem *p)
+{
+    int cores = clt__device_has_tensor_cores(ctx);
+    switch (p->a_dtype) {
+    case CLT_F16:
+        return cores ? "tiled (f16 in, fp32 math: tensor cores declined)"
+                     : "tiled (f16 in, fp32 math: no tensor cores)";
+    case CLT_BF16:
+        return cores ? "tiled (bf16 in, fp32 math: tensor cores declined)"
+                     : "tiled (bf16 in, fp32 math: no tensor cores)";
+    default:
+        break;
+    }
+    if (p->math == CLT_MATH_TF32)
+        return cores ? "tiled (tf32 asked, fp32 math: tensor cores declined)"
+                     : "tiled (tf32 asked, fp32 math: no tensor cores)";
+    return cores ? "tiled (3xtf32 asked, fp32 math: tensor cores declined)"
+                 : "tiled (3xtf32 asked, fp32 math: no tensor cores)";
+}
+
+static clt_status dispatch_fp32(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+
+/* 16-bit operands, or TF32 / 3xTF32 math: the tensor-core kernels first; when they decline, the
+ * fp32 path: for 16-bit operands our tiled kernel converting on load (CLBlast takes no 16-bit
+ * operands), for f32 ones the usual fp32 choice (exact fp32: more accurate than asked). */
+static clt_status dispatch_fast(clt_context *ctx, const clt__gemm_problem *p, const char *who)
+{
+    clt_status st = clt__gemm_mma(ctx, p, who);
+    if (st != CLT_ERR_UNSUPPORTED)
+        return st;
+    if (clt__log_enabled())
+        clt__log("%s: tensor cores declined (%s), running the fp32 kernels\n", who,
+                 clt_last_error(ctx));
+    const char *saved = ctx->impl_note;
+    ctx->impl_note = ctx->prof ? fallback_note(ctx, p) : NULL;
+    st = clt__gemm_is_16bit(p) ? clt__gemm_tiled(ctx, p, who) : dispatch_fp32(ctx, p, who);
+    ctx->impl_note = saved;
+    return st;
+}
+
 clt_status clt__gemm_dispatch(clt_context *ctx, const clt__gemm_problem *p, const char *who)
+{
+    if (clt__gemm_is_16bit(p) || p->math == CLT_MATH_TF32 || p->math == CLT_MATH_FP32_3XTF32)
+        return dispatch_fast(ctx, p, who);
+    return dispatch_fp32(ctx, p, who);
+}
+
+/* Neither implementation enqueues anything before it can say "unsupported". */
+static clt_status dispatch_fp32(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
     const clt__impl tiled = {"tiled", run_tiled}, clblast = {"clblast", run_clblast};
     int first_tiled = clt__gemm_choose(ctx, p) == CLT_GEMM_IMPL_TILED;

@@ -73,6 +73,12 @@ static gemm_variant variant_override(int *cfg_index, int *pieces)
     return V_AUTO;
 }
 
+/* The kernels' IN16 / OUT16 code of a storage dtype: 0 f32, 1 f16, 2 bf16. */
+static int code_16bit(clt_dtype d)
+{
+    return d == CLT_F16 ? 1 : d == CLT_BF16 ? 2 : 0;
+}
+
 /* Largest element index + 1 of a rows x cols matrix with leading dimension ld. */
 static int64_t span(int64_t rows, int64_t cols, int64_t ld)
 {
@@ -370,15 +376,26 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
     if (!act)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
-    char act_opts[80];
+    char act_opts[112];
     snprintf(act_opts, sizeof act_opts, " -DIDX64=%d%s%s", needs_idx64(p), *act ? " -DACT=" : "",
              act);
+    int wide = clt__gemm_is_16bit(p);
+    if (wide) /* only then: the f32 programs keep their exact options (and cache keys) */
+        snprintf(act_opts + strlen(act_opts), sizeof act_opts - strlen(act_opts),
+                 " -DIN16=%d -DOUT16=%d", code_16bit(p->a_dtype), code_16bit(p->c_dtype));
     gemm_launch L = {ctx, p, who, act_opts, problem_flags(p), 1, 0, 0, NULL};
     const clt__gemm_table *t = clt__gemm_table_for(ctx);
 
     int cfg, pieces;
     gemm_variant v = variant_override(&cfg, &pieces);
     clt_status st = CLT_ERR_UNSUPPORTED;
+    if (wide) { /* only the tiled kernel converts 16-bit storage */
+        st = try_tiled(&L, t, v == V_TILED && cfg >= 0 ? cfg : -1, v == V_TILED ? pieces : 0);
+        if (st == CLT_ERR_UNSUPPORTED)
+            return clt__fail(ctx, st, "%s: no tiled GEMM config for 16-bit operands fits this device",
+                             who);
+        return st;
+    }
     if (p->a_kseg > 0 && p->a_kseg < p->k) { /* only the split tiled kernel walks segments */
         int64_t shift = segment_shift(p);
         if (shift < 0 || shift > INT_MAX || p->a_kseg > INT_MAX)
