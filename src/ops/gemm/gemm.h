@@ -78,6 +78,14 @@ static inline int clt__gemm_alpha_zero(const clt__gemm_problem *p, clt__gemm_pro
     return 1;
 }
 
+/* Shared by the hosts of our kernels (gemm_tiled.c, gemm_mma.c), whose kernels take GEMM_ARGS of
+ * cl_kernels/common/gemm_common.h: whether a matrix spans 2^31 elements (-DIDX64), the run-time
+ * flags (vector alignment, bias, residual, dact), and arguments 0-9. */
+int clt__gemm_needs_idx64(const clt__gemm_problem *p);
+cl_uint clt__gemm_kernel_flags(const clt__gemm_problem *p);
+clt_status clt__gemm_set_args(clt_context *ctx, cl_kernel k, const clt__gemm_problem *p, cl_uint flags,
+                              const char *who);
+
 /* Tensor-core GEMM (gemm_mma.c): NVIDIA mma.sync kernels for p->math TF32 / 3xTF32 and f16 / bf16
  * inputs. CLT_ERR_UNSUPPORTED (with a message, nothing enqueued) when the device has none or p does
  * not fit; the caller then runs the fp32 kernels. */

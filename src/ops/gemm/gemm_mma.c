@@ -1,15 +1,35 @@
 /* Tensor-core GEMM on NVIDIA (mma.sync through inline PTX, cl_kernels/gemm/gemm_mma.cl): the entry
- * the dispatcher tries first for TF32 / 3xTF32 math and f16 / bf16 inputs, and the capability probe.
- * This version has no kernel yet: every problem is refused, and the dispatcher runs the fp32
- * kernels (and says so in the profiler's implementation name). */
+ * the dispatcher tries first for TF32 / 3xTF32 math, and the capability probe.
+ *
+ * Taken: f32 A, B and C, math TF32 or 3xTF32, any transposes, batches and epilogues, m, n, k below
+ * 2^31 - 4096, no k segments (grad-weight products keep the fp32 split kernel). Declined
+ * (CLT_ERR_UNSUPPORTED, nothing enqueued; the dispatcher then runs the fp32 kernels, more accurate
+ * than asked): 16-bit operands (their mma.sync kernels are not written yet: the portable kernels
+ * convert them on load), problems too small to fill the GPU's tensor cores (below), devices without
+ * them.
+ *
+ * Tiles: 128 x 128 (4 warps of 64 x 64, 3 cp.async stages in 48 KiB) when that gives at least two
+ * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
+ * Rounding: TF32 rounds every operand to nearest, ties away (ROUND=4: integer ops, 1.15x faster than
+ * cvt.rna on the H200, same bits); 3xTF32 splits each operand into hi + lo (ROUND=5). See the kernel.
+ * CLT_GEMM_MMA="wm,wn,stages[,round]" forces a configuration (A/B experiments). */
 #include "ops/gemm/gemm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ops/common/launch.h"
+#include "program/program.h"
 
 /* cl_nv_device_attribute_query (cl_ext.h names them; spelled out so older headers build too). */
 #define NV_COMPUTE_CAPABILITY_MAJOR 0x4000
 #define NV_COMPUTE_CAPABILITY_MINOR 0x4001
+
+/* Below this many multiply-adds a 128 x 128-tile grid leaves most tensor cores idle and the launch
+ * dominates: the fp32 kernels are as fast there (and exact). */
+#define MMA_MIN_VOLUME (256.0 * 256.0 * 256.0)
+#define MMA_MAX_DIM (2147483647LL - 4096)
 
 int clt__device_has_tensor_cores(const clt_context *ctx)
 {
@@ -32,7 +52,7 @@ int clt__device_has_tensor_cores(const clt_context *ctx)
     if (clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MAJOR, sizeof major, &major, NULL) != CL_SUCCESS ||
         clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor, NULL) != CL_SUCCESS)
         return 0;
-    return major >= 8; /* Ampere and later: mma.sync tf32 / f16 / bf16 with f32 accumulation */
+    return major >= 8; /* Ampere and later: mma.sync tf32 / f16 / bf16 and cp.async */
 }
 
 int clt_device_has_tensor_cores(const clt_context *ctx)
@@ -40,10 +60,78 @@ int clt_device_has_tensor_cores(const clt_context *ctx)
     return ctx ? clt__device_has_tensor_cores(ctx) : 0;
 }
 
+typedef struct mma_cfg {
+    int wm, wn, stages, round;
+} mma_cfg;
+
+/* The configuration for p: forced by CLT_GEMM_MMA, else by grid size. */
+static mma_cfg choose(const clt_context *ctx, const clt__gemm_problem *p)
+{
+    mma_cfg c = {2, 2, 3, p->math == CLT_MATH_FP32_3XTF32 ? 5 : 4};
+    double groups = (double)((p->m + 127) / 128) * (double)((p->n + 127) / 128) * (double)p->batch;
+    if (groups < 2.0 * (double)ctx->dev->entry->info.compute_units) {
+        c.wm = 1;
+        c.stages = 4;
+    }
+    const char *e = getenv("CLT_GEMM_MMA");
+    mma_cfg f = c;
+    if (e && sscanf(e, "%d,%d,%d,%d", &f.wm, &f.wn, &f.stages, &f.round) >= 3 && f.wm >= 1 &&
+        f.wm <= 4 && f.wn >= 1 && f.wn <= 4 && f.stages >= 2 && f.stages <= 4 && (f.round == 0 || f.round == 1 ||
+        f.round == 3 || f.round == 4 || f.round == 5) && (f.wm + f.wn) * 64 * 16 * 4 * f.stages <= 49152)
+        c = f;
+    return c;
+}
+
+static int aligned4(uint64_t off, int64_t ld, int64_t stride)
+{
+    return off % 4 == 0 && ld % 4 == 0 && stride % 4 == 0;
+}
+
 clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
-    (void)p;
     if (!clt__device_has_tensor_cores(ctx))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the device has no tensor cores", who);
-    return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core GEMM kernel in this build", who);
+    if (clt__gemm_is_16bit(p))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit operands yet",
+                         who);
+    if (p->math != CLT_MATH_TF32 && p->math != CLT_MATH_FP32_3XTF32)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: fp32 math runs on the fp32 kernels", who);
+    if (p->m == 0 || p->n == 0 || p->batch == 0)
+        return CLT_SUCCESS;
+    clt__gemm_problem no_product;
+    if (clt__gemm_alpha_zero(p, &no_product)) /* BLAS: alpha = 0 reads neither A nor B */
+        return clt__gemm_tiled(ctx, &no_product, who);
+    if (p->a_kseg > 0 && p->a_kseg < p->k)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: k segments run on the fp32 split kernel", who);
+    if (p->m > MMA_MAX_DIM || p->n > MMA_MAX_DIM || p->k > MMA_MAX_DIM)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: tensor-core GEMM takes m, n, k < 2^31 - 4096",
+                         who);
+    if ((double)p->m * (double)p->n * (double)p->k * (double)p->batch < MMA_MIN_VOLUME ||
+        p->m < 16 || p->n < 16)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: too small for the tensor-core kernel", who);
+    const char *act = clt__epilogue_act_name(p->act);
+    if (!act)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
+                         (int)p->act);
+    mma_cfg c = choose(ctx, p);
+    /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
+    int cpw = aligned4(p->a_off, p->lda, p->a_stride) && aligned4(p->b_off, p->ldb, p->b_stride) ? 4 : 1;
+    char opts[160];
+    snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DIDX64=%d%s%s",
+             c.wm, c.wn, c.stages, c.round, cpw, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
+    char name[32];
+    snprintf(name, sizeof name, "gemm_mma_%c%c", p->ta ? 't' : 'n', p->tb ? 't' : 'n');
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, "gemm_mma", opts, name, &k);
+    if (st != CLT_SUCCESS)
+        return clt__prefix_error(ctx, st, who);
+    size_t wg = (size_t)(32 * c.wm * c.wn);
+    if (clt__group_limit(ctx, k) < wg)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the tensor-core kernel does not fit", who);
+    if ((st = clt__gemm_set_args(ctx, k, p, clt__gemm_kernel_flags(p), who)) != CLT_SUCCESS)
+        return st;
+    size_t bm = (size_t)(64 * c.wm), bn = (size_t)(64 * c.wn);
+    size_t global[3] = {((size_t)p->n + bn - 1) / bn * wg, ((size_t)p->m + bm - 1) / bm, (size_t)p->batch};
+    size_t local[3] = {wg, 1, 1};
+    return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }

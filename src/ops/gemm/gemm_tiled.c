@@ -85,7 +85,7 @@ static int64_t span(int64_t rows, int64_t cols, int64_t ld)
     return rows == 0 || cols == 0 ? 0 : (rows - 1) * ld + cols;
 }
 
-static int needs_idx64(const clt__gemm_problem *p)
+int clt__gemm_needs_idx64(const clt__gemm_problem *p)
 {
     int64_t sa = p->ta ? span(p->k, p->m, p->lda) : span(p->m, p->k, p->lda);
     int64_t sb = p->tb ? span(p->n, p->k, p->ldb) : span(p->k, p->n, p->ldb);
@@ -107,7 +107,7 @@ static int64_t segment_shift(const clt__gemm_problem *p)
     return p->a_kseg > 0 ? p->a_kseg_stride - p->a_kseg * (p->ta ? p->lda : 1) : 0;
 }
 
-static cl_uint problem_flags(const clt__gemm_problem *p)
+cl_uint clt__gemm_kernel_flags(const clt__gemm_problem *p)
 {
     cl_uint f = 0;
     /* k segments start pieces at multiples of a_kseg: vectors along k need it (and A's shift)
@@ -147,11 +147,9 @@ static clt_status kernel_for(gemm_launch *L, const char *family, const char *opt
     return st == CLT_SUCCESS ? st : clt__prefix_error(L->ctx, st, L->who);
 }
 
-static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size_t global[3],
-                          const size_t local[3])
+clt_status clt__gemm_set_args(clt_context *ctx, cl_kernel k, const clt__gemm_problem *p, cl_uint flags,
+                              const char *who)
 {
-    const clt__gemm_problem *p = L->p;
-    clt_context *ctx = L->ctx;
     cl_mem bias = p->bias ? p->bias : p->c, res = p->residual ? p->residual : p->c;
     cl_ulong4 offs = {{p->a_off, p->b_off, p->c_off, p->residual_off}};
     cl_ulong4 strides = {{(cl_ulong)p->a_stride, (cl_ulong)p->b_stride, (cl_ulong)p->c_stride,
@@ -160,16 +158,27 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
     cl_int4 dims = {{(cl_int)p->m, (cl_int)p->n, (cl_int)p->k, (cl_int)flags}};
     cl_float4 sc = {{p->alpha, p->beta, p->act_alpha, 0.0f}};
     clt_status st;
-    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->a, L->who)) ||
-        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &p->b, L->who)) ||
-        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &p->c, L->who)) ||
-        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &bias, L->who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof(cl_mem), &res, L->who)) ||
-        (st = clt__set_arg(ctx, k, 5, sizeof offs, &offs, L->who)) ||
-        (st = clt__set_arg(ctx, k, 6, sizeof strides, &strides, L->who)) ||
-        (st = clt__set_arg(ctx, k, 7, sizeof lds, &lds, L->who)) ||
-        (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, L->who)) ||
-        (st = clt__set_arg(ctx, k, 9, sizeof sc, &sc, L->who)))
+    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->a, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &p->b, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &p->c, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &bias, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof(cl_mem), &res, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof offs, &offs, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof strides, &strides, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof lds, &lds, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, who)) ||
+        (st = clt__set_arg(ctx, k, 9, sizeof sc, &sc, who)))
+        return st;
+    return CLT_SUCCESS;
+}
+
+static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size_t global[3],
+                          const size_t local[3])
+{
+    const clt__gemm_problem *p = L->p;
+    clt_context *ctx = L->ctx;
+    clt_status st = clt__gemm_set_args(ctx, k, p, flags, L->who);
+    if (st != CLT_SUCCESS)
         return st;
     if (L->pieces > 1) {
         cl_int8 split = {{L->pieces, L->chunk, L->ppseg, (cl_int)p->a_kseg, (cl_int)segment_shift(p)}};
@@ -377,13 +386,13 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     char act_opts[112];
-    snprintf(act_opts, sizeof act_opts, " -DIDX64=%d%s%s", needs_idx64(p), *act ? " -DACT=" : "",
+    snprintf(act_opts, sizeof act_opts, " -DIDX64=%d%s%s", clt__gemm_needs_idx64(p), *act ? " -DACT=" : "",
              act);
     int wide = clt__gemm_is_16bit(p);
     if (wide) /* only then: the f32 programs keep their exact options (and cache keys) */
         snprintf(act_opts + strlen(act_opts), sizeof act_opts - strlen(act_opts),
                  " -DIN16=%d -DOUT16=%d", code_16bit(p->a_dtype), code_16bit(p->c_dtype));
-    gemm_launch L = {ctx, p, who, act_opts, problem_flags(p), 1, 0, 0, NULL};
+    gemm_launch L = {ctx, p, who, act_opts, clt__gemm_kernel_flags(p), 1, 0, 0, NULL};
     const clt__gemm_table *t = clt__gemm_table_for(ctx);
 
     int cfg, pieces;
