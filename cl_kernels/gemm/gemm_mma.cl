@@ -22,7 +22,7 @@
  *     error); diagnostics only.
  *   1 rounds every operand to TF32, nearest, ties away, with cvt.rna (what cuBLAS's TF32 mode does):
  *     97 TFLOP/s.
- *   4 the same bits with integer ops (mma_tf32_add): 109-112 TFLOP/s; the TF32 default. (A bare
+ *   4 the same bits with integer ops (mma_tf32_add): 117-122 TFLOP/s; the TF32 default. (A bare
  *     integer add without the Inf/NaN guard ran 138 but turns Inf into NaN; rounding each element
  *     once in local memory instead of per fragment ran 88: both rejected.)
  *   3 / 5 are 3xTF32: each operand split into a TF32 high part and a residual, three mma per
@@ -77,6 +77,13 @@ static inline __attribute__((always_inline)) void mma_cp16(__local float *dst, _
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(mma_local_addr(dst)), "l"(src),
                  "r"(bytes)
+                 : "memory");
+}
+
+/* The same for a chunk known to lie inside the matrix: no source size to compute. */
+static inline __attribute__((always_inline)) void mma_cp16_full(__local float *dst, __global const float *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(mma_local_addr(dst)), "l"(src)
                  : "memory");
 }
 
@@ -203,6 +210,20 @@ static inline __attribute__((always_inline)) void mma_copy_slice(__local float *
 #endif
 }
 
+/* The copy of a slice wholly inside the matrix (interior tile, k0 + 16 <= K): no edge tests, one
+ * offset per operand per slice. kofs = k0 for k-contiguous operands, k0 * ld otherwise. */
+static inline __attribute__((always_inline)) void mma_copy_full(__local float *T, __global const float *X,
+                                                                const mma_copy *p, idx_t kofs)
+{
+    __global const float *src = X + p->off + kofs;
+#if CPW == 4
+    mma_cp16_full(T + p->lc, src);
+#else
+    for (int e = 0; e < 4; e++)
+        mma_cp4(T + p->lc + e, src + e, 4u);
+#endif
+}
+
 /* Split a fragment value for the rounding mode: hi (and lo for 3xTF32). */
 #if ROUND == 0
 #define MMA_HI(x) as_uint(x)
@@ -246,12 +267,27 @@ gemm_mma_body(GEMM_ARGS, const int TA, const int TB, __local float *As, __local 
         _Pragma("unroll") for (int u = 0; u < MMA_U(BN); u++)                                      \
             mma_copy_slice(Bs + (stage) * BN * BK, B, &pb[u], ldb, (k0), K, b_kc);                 \
     } while (0)
+    /* Most slices of most tiles are inside the matrix: copy those without edge tests. */
+    const int interior = m0 + BM <= M && n0 + BN <= N;
+#define MMA_COPY_ANY(stage, k0)                                                                    \
+    do {                                                                                           \
+        if (interior && (k0) + BK <= K) {                                                          \
+            idx_t ka = a_kc ? (idx_t)(k0) : (idx_t)(k0) * lda;                                     \
+            idx_t kb = b_kc ? (idx_t)(k0) : (idx_t)(k0) * ldb;                                     \
+            _Pragma("unroll") for (int u = 0; u < MMA_U(BM); u++)                                  \
+                mma_copy_full(As + (stage) * BM * BK, A, &pa[u], ka);                              \
+            _Pragma("unroll") for (int u = 0; u < MMA_U(BN); u++)                                  \
+                mma_copy_full(Bs + (stage) * BN * BK, B, &pb[u], kb);                              \
+        } else {                                                                                   \
+            MMA_COPY(stage, k0);                                                                   \
+        }                                                                                          \
+    } while (0)
 
     const int slices = (K + BK - 1) / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
         if (s < slices)
-            MMA_COPY(s, s * BK);
+            MMA_COPY_ANY(s, s * BK);
         mma_commit();
     }
 
@@ -261,7 +297,7 @@ gemm_mma_body(GEMM_ARGS, const int TA, const int TB, __local float *As, __local 
         {
             int tn = t + STAGES - 1, sn = tn % STAGES;
             if (tn < slices)
-                MMA_COPY(sn, tn * BK);
+                MMA_COPY_ANY(sn, tn * BK);
             mma_commit();
         }
         __local const float *as = As + (t % STAGES) * BM * BK;
