@@ -35,7 +35,6 @@
  *
  * Grid: (n tiles * WG, m tiles, batch), local (WG, 1, 1), WG = 32 * WARPS_M * WARPS_N.
  * -D contract: WARPS_M, WARPS_N, STAGES, ROUND, CPW, plus IDX64 and ACT of common/gemm_common.h. */
-#include "common/gemm_common.h"
 
 #ifndef WARPS_M
 #define WARPS_M 2
@@ -59,60 +58,9 @@
 #define BK 16
 #define MI 4 /* m16 tiles per warp */
 #define NJ 8 /* n8 tiles per warp */
-
-/* A 16-byte chunk index of row k of a k-major tile, swizzled: bits 0 and 2 flipped by (k >> 2) & 3. */
-static inline __attribute__((always_inline)) int mma_swz(int k)
-{
-    int x = (k >> 2) & 3;
-    return (x & 1) | ((x & 2) << 1);
-}
-
-static inline __attribute__((always_inline)) uint mma_local_addr(__local const float *p)
-{
-    return (uint)(size_t)p;
-}
-
-/* Copy `bytes` (0..16, rest zero-filled) from global src to local dst: a 16-byte cp.async. */
-static inline __attribute__((always_inline)) void mma_cp16(__local float *dst, __global const float *src, uint bytes)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(mma_local_addr(dst)), "l"(src),
-                 "r"(bytes)
-                 : "memory");
-}
-
-/* The same for a chunk known to lie inside the matrix: no source size to compute. */
-static inline __attribute__((always_inline)) void mma_cp16_full(__local float *dst, __global const float *src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(mma_local_addr(dst)), "l"(src)
-                 : "memory");
-}
-
-static inline __attribute__((always_inline)) void mma_cp4(__local float *dst, __global const float *src, uint bytes)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(mma_local_addr(dst)), "l"(src),
-                 "r"(bytes)
-                 : "memory");
-}
-
-static inline __attribute__((always_inline)) void mma_commit(void)
-{
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-/* Wait until at most STAGES - 2 copy groups are pending (the oldest slice has landed). */
-#if STAGES == 2
-#define MMA_WAIT_OLDEST "cp.async.wait_group 0;\n"
-#elif STAGES == 3
-#define MMA_WAIT_OLDEST "cp.async.wait_group 1;\n"
-#elif STAGES == 4
-#define MMA_WAIT_OLDEST "cp.async.wait_group 2;\n"
-#else
-#error "STAGES must be 2, 3 or 4"
-#endif
-static inline __attribute__((always_inline)) void mma_wait_oldest(void)
-{
-    asm volatile(MMA_WAIT_OLDEST ::: "memory");
-}
+#define MMA_ET float
+#define MMA_EPC 4
+#include "common/mma_pipeline.h"
 
 static inline __attribute__((always_inline)) uint mma_tf32(float x)
 {
@@ -150,80 +98,6 @@ static inline __attribute__((always_inline)) void mma_1688(float *c, uint a0, ui
                  : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
 }
 
-/* Staging one k slice of an operand into local memory, split in a part computed once per work-item
- * (which chunks it copies, from where to where, which are inside the matrix) and a per-slice part
- * (a pointer add and the k-edge test), so the main loop spends few instructions on copies.
- * Kcontig (operand stored k-contiguous: A untransposed, B transposed): tile [ROWS][16], element (r, k)
- * from X[(r0 + r) * ld + k0 + k]. Else tile [16][ROWS], chunks swizzled by row, element (k, r) from
- * X[(k0 + k) * ld + r0 + r]. `rows` = M or N. Each item copies ROWS * 4 / WG chunks of 4 elements. */
-#define MMA_U(ROWS) ((ROWS) * BK / 4 / WG)
-
-typedef struct mma_copy {
-    idx_t off; /* element offset in X at k0 = 0 */
-    int lc;    /* local element offset in a stage */
-    int kk;    /* the chunk's k within the slice (first element) */
-    int room;  /* elements of the chunk inside the matrix along the non-k dimension (0..4; 4 when kcontig) */
-} mma_copy;
-
-static inline __attribute__((always_inline)) mma_copy mma_copy_plan(int c, idx_t ld, int r0, int rows,
-                                                                    int kcontig, int ROWS)
-{
-    mma_copy p;
-    if (kcontig) {
-        int r = c >> 2;
-        p.kk = (c & 3) * 4;
-        p.lc = c * 4;
-        p.room = r0 + r < rows ? 4 : 0;
-        p.off = p.room ? (idx_t)(r0 + r) * ld + p.kk : 0;
-    } else {
-        int k = c / (ROWS / 4), ch = c % (ROWS / 4);
-        p.kk = k;
-        p.lc = (k * (ROWS / 4) + (ch ^ mma_swz(k))) * 4;
-        int n = rows - (r0 + ch * 4);
-        p.room = n < 0 ? 0 : (n > 4 ? 4 : n);
-        p.off = p.room ? (idx_t)k * ld + r0 + ch * 4 : 0;
-    }
-    return p;
-}
-
-static inline __attribute__((always_inline)) void mma_copy_slice(__local float *T, __global const float *X,
-                                                                 const mma_copy *p, idx_t ld, int k0,
-                                                                 int kdim, int kcontig)
-{
-    int n; /* elements of the chunk inside the matrix */
-    __global const float *src;
-    if (kcontig) {
-        n = kdim - (k0 + p->kk);
-        n = n > 4 ? 4 : n;
-        n = p->room ? n : 0;
-        src = X + p->off + k0;
-    } else {
-        n = k0 + p->kk < kdim ? p->room : 0;
-        src = X + p->off + (idx_t)k0 * ld;
-    }
-    n = n < 0 ? 0 : n;
-#if CPW == 4
-    mma_cp16(T + p->lc, n ? src : X, (uint)n * 4u);
-#else
-    for (int e = 0; e < 4; e++)
-        mma_cp4(T + p->lc + e, e < n ? src + e : X, e < n ? 4u : 0u);
-#endif
-}
-
-/* The copy of a slice wholly inside the matrix (interior tile, k0 + 16 <= K): no edge tests, one
- * offset per operand per slice. kofs = k0 for k-contiguous operands, k0 * ld otherwise. */
-static inline __attribute__((always_inline)) void mma_copy_full(__local float *T, __global const float *X,
-                                                                const mma_copy *p, idx_t kofs)
-{
-    __global const float *src = X + p->off + kofs;
-#if CPW == 4
-    mma_cp16_full(T + p->lc, src);
-#else
-    for (int e = 0; e < 4; e++)
-        mma_cp4(T + p->lc + e, src + e, 4u);
-#endif
-}
-
 /* Split a fragment value for the rounding mode: hi (and lo for 3xTF32). */
 #if ROUND == 0
 #define MMA_HI(x) as_uint(x)
@@ -237,71 +111,11 @@ static inline __attribute__((always_inline)) void
 gemm_mma_body(GEMM_ARGS, const int TA, const int TB, __local float *As, __local float *Bs)
 {
     GEMM_SETUP(get_group_id(2));
-    const int lid = get_local_id(0);
-    const int warp = lid >> 5, lane = lid & 31;
-    const int g = lane >> 2, q = lane & 3;
-    const int wm0 = (warp / WARPS_N) * 64, wn0 = (warp % WARPS_N) * 64;
-    const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
-    const int a_kc = !TA, b_kc = TB; /* which operands are k-contiguous */
-
-    float acc[MI][NJ][4];
-#pragma unroll
-    for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int j = 0; j < NJ; j++)
-#pragma unroll
-            for (int e = 0; e < 4; e++)
-                acc[i][j][e] = 0.0f;
-
-    mma_copy pa[MMA_U(BM)], pb[MMA_U(BN)];
-#pragma unroll
-    for (int u = 0; u < MMA_U(BM); u++)
-        pa[u] = mma_copy_plan(lid + u * WG, lda, m0, M, a_kc, BM);
-#pragma unroll
-    for (int u = 0; u < MMA_U(BN); u++)
-        pb[u] = mma_copy_plan(lid + u * WG, ldb, n0, N, b_kc, BN);
-#define MMA_COPY(stage, k0)                                                                        \
-    do {                                                                                           \
-        _Pragma("unroll") for (int u = 0; u < MMA_U(BM); u++)                                      \
-            mma_copy_slice(As + (stage) * BM * BK, A, &pa[u], lda, (k0), K, a_kc);                 \
-        _Pragma("unroll") for (int u = 0; u < MMA_U(BN); u++)                                      \
-            mma_copy_slice(Bs + (stage) * BN * BK, B, &pb[u], ldb, (k0), K, b_kc);                 \
-    } while (0)
-    /* Most slices of most tiles are inside the matrix: copy those without edge tests. */
-    const int interior = m0 + BM <= M && n0 + BN <= N;
-#define MMA_COPY_ANY(stage, k0)                                                                    \
-    do {                                                                                           \
-        if (interior && (k0) + BK <= K) {                                                          \
-            idx_t ka = a_kc ? (idx_t)(k0) : (idx_t)(k0) * lda;                                     \
-            idx_t kb = b_kc ? (idx_t)(k0) : (idx_t)(k0) * ldb;                                     \
-            _Pragma("unroll") for (int u = 0; u < MMA_U(BM); u++)                                  \
-                mma_copy_full(As + (stage) * BM * BK, A, &pa[u], ka);                              \
-            _Pragma("unroll") for (int u = 0; u < MMA_U(BN); u++)                                  \
-                mma_copy_full(Bs + (stage) * BN * BK, B, &pb[u], kb);                              \
-        } else {                                                                                   \
-            MMA_COPY(stage, k0);                                                                   \
-        }                                                                                          \
-    } while (0)
-
-    const int slices = (K + BK - 1) / BK;
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; s++) {
-        if (s < slices)
-            MMA_COPY_ANY(s, s * BK);
-        mma_commit();
-    }
-
+    MMA_WARP_SETUP();
     for (int t = 0; t < slices; t++) {
-        mma_wait_oldest();
-        barrier(CLK_LOCAL_MEM_FENCE);
-        {
-            int tn = t + STAGES - 1, sn = tn % STAGES;
-            if (tn < slices)
-                MMA_COPY_ANY(sn, tn * BK);
-            mma_commit();
-        }
-        __local const float *as = As + (t % STAGES) * BM * BK;
-        __local const float *bs = Bs + (t % STAGES) * BN * BK;
+        MMA_NEXT_SLICE(t);
+        __local const MMA_ET *as = As + (t % STAGES) * BM * BK;
+        __local const MMA_ET *bs = Bs + (t % STAGES) * BN * BK;
 
         /* fa[i][0..3]: mma row g of m-tile i at physical k 4q..4q+3, fa[i][4..7]: row g + 8. */
         float fa[MI][8];
@@ -412,44 +226,8 @@ gemm_mma_body(GEMM_ARGS, const int TA, const int TB, __local float *As, __local 
 #endif
         }
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
-
-    /* Epilogue. Rows: m-tile i's mma row g (c0, c1) and g + 8 (c2, c3). */
-#pragma unroll
-    for (int i = 0; i < MI; i++)
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            int row = m0 + wm0 + (a_kc ? i * 16 + g + 8 * h : 8 * g + 2 * i + h);
-            if (row >= M)
-                continue;
-            if (!b_kc) {
-                /* columns wn0 + 16q + (0..7: c0 of tiles 0..7, 8..15: c1 of tiles 0..7) */
-#pragma unroll
-                for (int e = 0; e < 2; e++)
-#pragma unroll
-                    for (int v = 0; v < 2; v++) {
-                        int col = n0 + wn0 + 16 * q + 8 * e + 4 * v;
-                        float4 x = (float4)(acc[i][4 * v][2 * h + e], acc[i][4 * v + 1][2 * h + e],
-                                            acc[i][4 * v + 2][2 * h + e], acc[i][4 * v + 3][2 * h + e]);
-                        if (col + 4 <= N) {
-                            gemm_store4(C, ldc, &epi, x, row, col);
-                        } else {
-                            if (col < N) gemm_store1(C, ldc, &epi, x.x, row, col);
-                            if (col + 1 < N) gemm_store1(C, ldc, &epi, x.y, row, col + 1);
-                            if (col + 2 < N) gemm_store1(C, ldc, &epi, x.z, row, col + 2);
-                        }
-                    }
-            } else {
-#pragma unroll
-                for (int j = 0; j < NJ; j++)
-#pragma unroll
-                    for (int e = 0; e < 2; e++) {
-                        int col = n0 + wn0 + j * 8 + 2 * q + e;
-                        if (col < N)
-                            gemm_store1(C, ldc, &epi, acc[i][j][2 * h + e], row, col);
-                    }
-            }
-        }
+    mma_drain();
+    mma_store_acc(C, ldc, &epi, acc, M, N, m0 + wm0, n0 + wn0, a_kc, b_kc, g, q);
 }
 
 #define GEMM_MMA_KERNEL(name, ta, tb)                                                              \

@@ -1,12 +1,14 @@
 /* Tensor-core GEMM on NVIDIA (mma.sync through inline PTX, cl_kernels/gemm/gemm_mma.cl): the entry
  * the dispatcher tries first for TF32 / 3xTF32 math, and the capability probe.
  *
- * Taken: f32 A, B and C, math TF32 or 3xTF32, any transposes, batches and epilogues, m, n, k below
- * 2^31 - 4096, no k segments (grad-weight products keep the fp32 split kernel). Declined
- * (CLT_ERR_UNSUPPORTED, nothing enqueued; the dispatcher then runs the fp32 kernels, more accurate
- * than asked): 16-bit operands (their mma.sync kernels are not written yet: the portable kernels
- * convert them on load), problems too small to fill the GPU's tensor cores (below), devices without
- * them.
+ * Taken: f32 A and B with math TF32 or 3xTF32 (gemm_mma.cl), or f16/bf16 A and B whose rows and
+ * batches start at multiples of 8 elements (gemm_mma16.cl: exact products, f32 accumulation, any math
+ * mode); C f32; any transposes, batches and epilogues; m, n, k below 2^31 - 4096; no k segments
+ * (grad-weight products keep the fp32 split kernel). Declined (CLT_ERR_UNSUPPORTED, nothing
+ * enqueued; the dispatcher then runs the portable kernels, which convert 16-bit operands on load and
+ * are at least as accurate as asked): 16-bit C, unaligned 16-bit operands, problems too small to
+ * fill the GPU's tensor cores (below), devices without them. CLT_GEMM_MMA16=0 declines every 16-bit
+ * problem (A/B experiments).
  *
  * Tiles: 128 x 128 (4 warps of 64 x 64, 3 cp.async stages in 48 KiB) when that gives at least two
  * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
@@ -87,15 +89,30 @@ static int aligned4(uint64_t off, int64_t ld, int64_t stride)
     return off % 4 == 0 && ld % 4 == 0 && stride % 4 == 0;
 }
 
+static int aligned8(uint64_t off, int64_t ld, int64_t stride)
+{
+    return off % 8 == 0 && ld % 8 == 0 && stride % 8 == 0;
+}
+
 clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
     if (!clt__device_has_tensor_cores(ctx))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the device has no tensor cores", who);
-    if (clt__gemm_is_16bit(p))
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit operands yet",
-                         who);
-    if (p->math != CLT_MATH_TF32 && p->math != CLT_MATH_FP32_3XTF32)
+    int half = p->a_dtype == CLT_F16 || p->a_dtype == CLT_BF16;
+    if (half) {
+        const char *off = getenv("CLT_GEMM_MMA16");
+        if (off && !strcmp(off, "0"))
+            return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: CLT_GEMM_MMA16=0", who);
+        if (p->c_dtype != CLT_F32)
+            return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit C", who);
+        if (!aligned8(p->a_off, p->lda, p->a_stride) || !aligned8(p->b_off, p->ldb, p->b_stride))
+            return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                             "%s: 16-bit operands for tensor cores start rows at multiples of 8", who);
+    } else if (clt__gemm_is_16bit(p)) {
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit C", who);
+    } else if (p->math != CLT_MATH_TF32 && p->math != CLT_MATH_FP32_3XTF32) {
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: fp32 math runs on the fp32 kernels", who);
+    }
     if (p->m == 0 || p->n == 0 || p->batch == 0)
         return CLT_SUCCESS;
     clt__gemm_problem no_product;
@@ -114,15 +131,22 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     mma_cfg c = choose(ctx, p);
-    /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
-    int cpw = aligned4(p->a_off, p->lda, p->a_stride) && aligned4(p->b_off, p->ldb, p->b_stride) ? 4 : 1;
     char opts[160];
-    snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DIDX64=%d%s%s",
-             c.wm, c.wn, c.stages, c.round, cpw, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
+    if (half) {
+        snprintf(opts, sizeof opts, "-DBF16=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DIDX64=%d%s%s",
+                 p->a_dtype == CLT_BF16, c.wm, c.wn, c.stages, clt__gemm_needs_idx64(p),
+                 *act ? " -DACT=" : "", act);
+    } else {
+        /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
+        int cpw = aligned4(p->a_off, p->lda, p->a_stride) && aligned4(p->b_off, p->ldb, p->b_stride) ? 4 : 1;
+        snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DIDX64=%d%s%s",
+                 c.wm, c.wn, c.stages, c.round, cpw, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
+    }
+    const char *family = half ? "gemm_mma16" : "gemm_mma";
     char name[32];
-    snprintf(name, sizeof name, "gemm_mma_%c%c", p->ta ? 't' : 'n', p->tb ? 't' : 'n');
+    snprintf(name, sizeof name, "%s_%c%c", family, p->ta ? 't' : 'n', p->tb ? 't' : 'n');
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, "gemm_mma", opts, name, &k);
+    clt_status st = clt__kernel_get(ctx, family, opts, name, &k);
     if (st != CLT_SUCCESS)
         return clt__prefix_error(ctx, st, who);
     size_t wg = (size_t)(32 * c.wm * c.wn);
