@@ -8,6 +8,12 @@ static const bench_case conv_cases[] = {
     {"conv2d/n32c128h28o128k3s1", bench_setup_conv2d, {32, 128, 28, 28, 128, 3, 1, 1}, 0},
     {"conv2d/n8c256h56o64k1s1", bench_setup_conv2d, {8, 256, 56, 56, 64, 1, 1, 0}, 0},
     {"conv2d/n1c64h56o64k3s1", bench_setup_conv2d, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    /* TF32 math mode on the same forward shapes (bench_gemm_math.c) */
+    {"conv2d_tf32/n8c64h56o64k3s1", bench_setup_conv2d_tf32, {8, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
+    {"conv2d_tf32/n8c3h224o64k7s2", bench_setup_conv2d_tf32, {8, 3, 224, 224, 64, 7, 2, 3}, BENCH_GPU_ONLY},
+    {"conv2d_tf32/n32c128h28o128k3s1", bench_setup_conv2d_tf32, {32, 128, 28, 28, 128, 3, 1, 1}, BENCH_GPU_ONLY},
+    {"conv2d_tf32/n8c256h56o64k1s1", bench_setup_conv2d_tf32, {8, 256, 56, 56, 64, 1, 1, 0}, BENCH_GPU_ONLY},
+    {"conv2d_tf32/n1c64h56o64k3s1", bench_setup_conv2d_tf32, {1, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
     /* backward of three of them (bench_conv.c): the stem, a 3x3 body layer, a batch of one */
     {"conv2d_backward_input/n8c64h56o64k3s1", bench_setup_conv2d_backward_input, {8, 64, 56, 56, 64, 3, 1, 1}, 0},
     {"conv2d_backward_weight/n8c64h56o64k3s1", bench_setup_conv2d_backward_weight, {8, 64, 56, 56, 64, 3, 1, 1}, 0},

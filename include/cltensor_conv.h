@@ -43,6 +43,12 @@ typedef struct clt_conv2d_params {
     int32_t dilation_h; /**< vertical spacing of the kernel taps, >= 1 */
     int32_t dilation_w; /**< horizontal spacing of the kernel taps, >= 1 */
     int32_t groups; /**< 1 = dense; Ci = Co = groups = depthwise */
+    /** Math mode of this call (forward and both backward passes); CLT_MATH_DEFAULT (zero, what
+     *  clt_conv2d_params_init sets) = the context's (clt_context_set_math_mode, $CLT_MATH). In the
+     *  params because every Conv2D call already takes them. A value outside clt_math_mode:
+     *  CLT_ERR_INVALID_ARGUMENT. Today every Conv2D runs the exact fp32 kernels under every mode
+     *  (no tensor-core convolution yet; the 1x1 convolutions that run as a GEMM pass the mode on). */
+    clt_math_mode math;
 } clt_conv2d_params;
 
 /** Stride 1, no padding, dilation 1, groups 1. NULL is ignored. */

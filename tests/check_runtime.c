@@ -129,7 +129,9 @@ START_TEST(dtype_sizes_and_names)
     ck_assert_str_eq(clt_dtype_name(CLT_F16), "f16");
     ck_assert_str_eq(clt_dtype_name(CLT_I32), "i32");
     ck_assert_str_eq(clt_dtype_name(CLT_U8), "u8");
-    const int bad[] = {0, 6, 99, -1};
+    ck_assert_uint_eq(clt_dtype_size(CLT_BF16), 2);
+    ck_assert_str_eq(clt_dtype_name(CLT_BF16), "bf16");
+    const int bad[] = {0, 7, 99, -1};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ck_assert_uint_eq(clt_dtype_size((clt_dtype)bad[i]), 0);
         ck_assert_ptr_nonnull(clt_dtype_name((clt_dtype)bad[i]));

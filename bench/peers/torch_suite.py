@@ -141,6 +141,31 @@ class Peer:
         a, b, o = self.rand(s, s), self.rand(s, s), self.empty(s, s)
         return Bench(lambda: torch.matmul(a, b, out=o), 2.0 * s ** 3, "gflops")
 
+    def matmul_math(self, s, kind):
+        """The math-mode rows: tf32 with TF32 allowed, bf16 with bf16 tensors (bf16 out), 3xtf32
+        against the fp32 SGEMM (TF32 off): the accuracy class 3xTF32 promises."""
+        if kind == "bf16":
+            a, b = self.rand(s, s).bfloat16(), self.rand(s, s).bfloat16()
+            o = self.empty(s, s, dtype=torch.bfloat16)
+            return Bench(lambda: torch.matmul(a, b, out=o), 2.0 * s ** 3, "gflops", "bf16 tensors")
+        a, b, o = self.rand(s, s), self.rand(s, s), self.empty(s, s)
+        allow = kind == "tf32"
+
+        def run():
+            torch.backends.cuda.matmul.allow_tf32 = allow
+            torch.matmul(a, b, out=o)
+            torch.backends.cuda.matmul.allow_tf32 = False
+        return Bench(run, 2.0 * s ** 3, "gflops", "allow_tf32=True" if allow else "fp32 SGEMM (TF32 off)")
+
+    def conv_tf32(self, n, c, h, o, k, s, p):
+        inner = self.conv(n, c, h, o, k, s, p)
+
+        def run():
+            torch.backends.cudnn.allow_tf32 = True
+            inner.run()
+            torch.backends.cudnn.allow_tf32 = False
+        return Bench(run, inner.work, inner.unit, "cudnn.allow_tf32=True")
+
     def mlp(self, m, k, n):
         a, b, bias, o = self.rand(m, k), self.rand(k, n), self.rand(n), self.empty(m, n)
         return Bench(lambda: torch.addmm(bias, a, b, out=o).relu_(), 2.0 * m * k * n, "gflops",
@@ -392,9 +417,16 @@ class Peer:
                     for s in GEMM_SIZES if not (cpu and s > CPU_GEMM_MAX)]
             out += [(f"gemm_mlp_bias_relu/{m}x{k}x{n}", lambda m=m, k=k, n=n: self.mlp(m, k, n))
                     for m, k, n in MLP_SHAPES]
+            if self.cuda:  # the math-mode rows (clt-bench runs them on GPUs only)
+                out += [(f"matmul_{kind}/{s}", lambda s=s, kind=kind: self.matmul_math(s, kind))
+                        for kind in ("tf32", "bf16", "3xtf32") for s in (1024, 2048, 4096, 8192)]
         elif suite == "conv":
             out += [(f"conv2d/n{n}c{c}h{h}o{o}k{k}s{s}", lambda a=(n, c, h, o, k, s, p): self.conv(*a))
                     for n, c, h, o, k, s, p in CONV_CASES]
+            if self.cuda:
+                out += [(f"conv2d_tf32/n{n}c{c}h{h}o{o}k{k}s{s}",
+                         lambda a=(n, c, h, o, k, s, p): self.conv_tf32(*a))
+                        for n, c, h, o, k, s, p in CONV_CASES]
             out += [(f"conv2d_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
                      lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_backward(wh, *a))
                     for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]

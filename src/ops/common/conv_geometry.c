@@ -53,6 +53,10 @@ clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const in
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT,
                          "%s: padding (top %d, bottom %d, left %d, right %d) must be >= 0", who,
                          p->pad_top, p->pad_bottom, p->pad_left, p->pad_right);
+    if (p->math != CLT_MATH_DEFAULT && p->math != CLT_MATH_FP32 && p->math != CLT_MATH_TF32 &&
+        p->math != CLT_MATH_FP32_3XTF32)
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: math mode %d is not a clt_math_mode", who,
+                         (int)p->math);
     for (int i = 0; i < 4; i++)
         if (x[i] < 0 || w[i] < 0)
             return clt__fail(ctx, CLT_ERR_INVALID_SHAPE, "%s: negative dimension in x or w", who);
@@ -84,6 +88,7 @@ clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const in
     g->groups = p->groups, g->ci_g = x[1] / p->groups, g->co_g = w[0] / p->groups;
     g->sh = p->stride_h, g->sw = p->stride_w, g->dh = p->dilation_h, g->dw = p->dilation_w;
     g->pt = p->pad_top, g->pb = p->pad_bottom, g->pl = p->pad_left, g->pr = p->pad_right;
+    g->math = p->math != CLT_MATH_DEFAULT ? p->math : ctx ? ctx->math : CLT_MATH_FP32;
     g->ho = clt__window_out(g->h, g->pt + g->pb, g->kh, g->dh, g->sh);
     g->wo = clt__window_out(g->w, g->pl + g->pr, g->kw, g->dw, g->sw);
     if (g->ho < 1 || g->wo < 1)

@@ -13,6 +13,7 @@ typedef struct clt__conv_geom {
     int64_t ho, wo;       /* out [n, co, ho, wo] */
     int64_t groups, ci_g, co_g; /* channels per group */
     int64_t sh, sw, pt, pb, pl, pr, dh, dw;
+    clt_math_mode math; /* resolved: the params' mode, else the context's (never DEFAULT) */
 } clt__conv_geom;
 
 /* Output length of a window sweep: (in + pads - dil * (k - 1) - 1) / stride + 1, or <= 0 when the
@@ -26,7 +27,7 @@ int clt__dims_in_range(const int64_t *dims, int n);
 
 /* Validate params against x and w shapes and fill g. `who` names the public call.
  * CLT_ERR_INVALID_ARGUMENT (NULL p, stride/dilation < 1, padding < 0, groups < 1 or not dividing
- * the channels), CLT_ERR_INVALID_SHAPE (negative dims, wrong Ci / groups in w, output < 1). */
+ * the channels, a math value outside clt_math_mode), CLT_ERR_INVALID_SHAPE (negative dims, wrong Ci / groups in w, output < 1). */
 clt_status clt__conv_geom_make(const clt_context *ctx, const char *who, const int64_t x[4],
                                const int64_t w[4], const clt_conv2d_params *p, clt__conv_geom *g);
 

@@ -65,6 +65,8 @@ static clt_status run_pointwise(clt_context *ctx, const clt__conv_problem *p, co
     q.bias = p->bias, q.bias_off = p->bias_off;
     q.bias_mode = p->bias ? CLT_BIAS_PER_ROW : CLT_BIAS_NONE;
     q.act = p->act, q.act_alpha = p->act_alpha;
+    q.a_dtype = q.b_dtype = q.c_dtype = CLT_F32;
+    q.math = g->math; /* TF32 / 3xTF32: the tensor-core GEMM where there is one */
     return clt__gemm_dispatch(ctx, &q, who);
 }
 
