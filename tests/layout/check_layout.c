@@ -503,7 +503,7 @@ START_TEST(bad_input)
     EXPECT_ERR(clt_concat(2, pieces, 0, sq), CLT_ERR_INVALID_SHAPE, "clt_concat");
     EXPECT_ERR(clt_concat(0, pieces, 0, sq), CLT_ERR_INVALID_ARGUMENT, "clt_concat");
     EXPECT_ERR(clt_stack(2, pieces, 3, sq), CLT_ERR_INVALID_AXIS, "clt_stack");
-    clt_tensor *outs[2] = {x, x};
+    clt_tensor *outs[2] = {x, o};
     EXPECT_ERR(clt_split(sq, 0, 2, outs), CLT_ERR_INVALID_SHAPE, "clt_split");
     const int64_t b4[2] = {3, 0}, a4[2] = {0, 0}, neg[2] = {-1, 0};
     EXPECT_ERR(clt_pad(x, b4, a4, CLT_PAD_REFLECT, 0, sq), CLT_ERR_INVALID_ARGUMENT, "clt_pad");
