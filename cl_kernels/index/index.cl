@@ -202,3 +202,42 @@ index_topk(__global float *values, __global const float *x, clt_sd s, __global i
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+#ifndef TK_KMAX
+#define TK_KMAX 64
+#endif
+
+/* CPU variant of the row selection (POCL runs a group as a loop and pays for every barrier): one
+ * item per row keeps the best k candidates seen so far, sorted, in a private array of TK_KMAX
+ * (>= k); a candidate enters by insertion only when it beats the k-th, so a pass costs about one
+ * compare per element. Same candidates and order as index_topk. */
+__kernel void index_topk_rows(__global float *values, __global const float *x, clt_sd s,
+                              __global int *indices)
+{
+    const long n = s.e0;
+    const int k = (int)s.e1;
+    for (long row = get_global_id(0); row < s.count; row += get_global_size(0)) {
+        __global const float *xr = x + s.a_off + row * n;
+        ulong best[TK_KMAX];
+        int m = 0;
+        for (long j = 0; j < n; j++) {
+            ulong cand = ((ulong)order_key(xr[j]) << 32) | (ulong)(~(uint)j);
+            if (m == k && cand <= best[k - 1])
+                continue;
+            int at = m < k ? m++ : k - 1;
+            while (at > 0 && best[at - 1] < cand) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = cand;
+        }
+        for (int r = 0; r < k; r++) {
+            uint j = ~(uint)(best[r] & 0xffffffffu);
+            long o = row * k + r;
+            if (s.c[1])
+                values[s.b_off + o] = xr[j];
+            if (s.c[2])
+                indices[s.c[0] + o] = (int)j;
+        }
+    }
+}

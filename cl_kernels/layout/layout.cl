@@ -6,17 +6,56 @@
  * so any global size works. The index description (common/strided.h) says where each element
  * lives; each kernel's comment says what it keeps in the extras c, d, e, e0, e1.
  *
- * -D contract: none (LT_TILE is fixed at 32 with groups of 32 x 8 items for the transpose).
+ * -D contract: LT_IDX32 (0 / 1): layout_copy indexes in 32 bits (the host sets it only when the
+ * count and every offset reached are below 2^31; 64-bit division costs several times more). The
+ * transpose tile is fixed at 32 with groups of 32 x 8 items.
  */
 #include "common/strided.h"
+
+#ifndef LT_IDX32
+#define LT_IDX32 0
+#endif
 
 /* dst[B(i)] = src[A(i)] for every i of the box. */
 __kernel void layout_copy(__global uint *dst, __global const uint *src, clt_sd s)
 {
+#if LT_IDX32
+    const uint count = (uint)s.count, nd = (uint)s.ndim;
+    for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
+        uint a = (uint)s.a_off, b = (uint)s.b_off, r = i;
+        for (int d = (int)nd - 1; d >= 0; d--) {
+            uint n = (uint)s.shape[d], q = r / n, c = r - q * n;
+            a += c * (uint)s.a[d];
+            b += c * (uint)s.b[d];
+            r = q;
+        }
+        dst[b] = src[a];
+    }
+#else
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
         long ao, bo;
         clt_sd_offsets(&s, i, &ao, &bo);
         dst[bo] = src[ao];
+    }
+#endif
+}
+
+/* CPU variant: one item per row of the last axis (count / shape[last] rows), so the coordinates
+ * are found once per row and the row is a plain strided loop. */
+__kernel void layout_copy_rows(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = s.shape[last], rows = s.count / n, sa = s.a[last], sb = s.b[last];
+    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        long a = s.a_off, b = s.b_off, q = r;
+        for (int d = last - 1; d >= 0; d--) {
+            long m = s.shape[d], t = q / m, c = q - t * m;
+            a += c * s.a[d];
+            b += c * s.b[d];
+            q = t;
+        }
+        for (long j = 0; j < n; j++)
+            dst[b + j * sb] = src[a + j * sa];
     }
 }
 

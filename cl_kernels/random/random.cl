@@ -11,32 +11,56 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
+/* Each work item makes one Philox block and writes the elements it covers (4 for uniform and
+ * dropout, 2 for normal), so no block is computed twice. */
+
 static inline uint word_of(uint4 w, uint lane)
 {
     return lane == 0 ? w.x : lane == 1 ? w.y : lane == 2 ? w.z : w.w;
+}
+
+static inline float uniform_in(uint w, float lo, float hi, float width)
+{
+    float v = lo + width * clt_philox_u01(w);
+    return v < hi ? v : nextafter(hi, lo); /* rounding may reach hi: keep [lo, hi) */
 }
 
 __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ulong seed,
                              ulong offset, float lo, float hi)
 {
     const float width = hi - lo;
-    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {
-        uint w = word_of(clt_philox_block(seed, offset, i >> 2), (uint)(i & 3));
-        float v = lo + width * clt_philox_u01(w);
-        out[out_off + i] = v < hi ? v : nextafter(hi, lo); /* rounding may reach hi: keep [lo, hi) */
+    const ulong blocks = (count + 3) >> 2;
+    for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
+        uint4 w = clt_philox_block(seed, offset, b);
+        ulong i = b << 2;
+        if (i + 3 < count) {
+            vstore4((float4)(uniform_in(w.x, lo, hi, width), uniform_in(w.y, lo, hi, width),
+                             uniform_in(w.z, lo, hi, width), uniform_in(w.w, lo, hi, width)),
+                    0, out + out_off + i);
+        } else {
+            for (uint l = 0; i + l < count; l++)
+                out[out_off + i + l] = uniform_in(word_of(w, l), lo, hi, width);
+        }
     }
+}
+
+static inline float box_muller(uint a, uint b)
+{
+    float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f); /* (0, 1]: log is finite */
+    float u2 = clt_philox_u01(b);
+    return sqrt(-2.0f * log(u1)) * cospi(2.0f * u2);
 }
 
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,
                             ulong offset, float mean, float stddev)
 {
-    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {
-        uint4 w = clt_philox_block(seed, offset, i >> 1);
-        uint a = (i & 1) ? w.z : w.x, b = (i & 1) ? w.w : w.y;
-        float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f); /* (0, 1]: log is finite */
-        float u2 = clt_philox_u01(b);
-        float r = sqrt(-2.0f * log(u1));
-        out[out_off + i] = mean + stddev * (r * cospi(2.0f * u2));
+    const ulong blocks = (count + 1) >> 1;
+    for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
+        uint4 w = clt_philox_block(seed, offset, b);
+        ulong i = b << 1;
+        out[out_off + i] = mean + stddev * box_muller(w.x, w.y);
+        if (i + 1 < count)
+            out[out_off + i + 1] = mean + stddev * box_muller(w.z, w.w);
     }
 }
 
@@ -45,11 +69,17 @@ __kernel void random_dropout(__global float *out, ulong out_off, __global const 
                              ulong x_off, __global uchar *mask, ulong mask_off, ulong count,
                              ulong seed, ulong offset, float p, float scale)
 {
-    for (ulong i = get_global_id(0); i < count; i += get_global_size(0)) {
-        uint w = word_of(clt_philox_block(seed, offset, i >> 2), (uint)(i & 3));
-        int keep = clt_philox_u01(w) >= p;
-        out[out_off + i] = keep ? x[x_off + i] * scale : 0.0f;
-        mask[mask_off + i] = (uchar)keep;
+    const ulong blocks = (count + 3) >> 2;
+    for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
+        uint4 w = clt_philox_block(seed, offset, b);
+        for (uint l = 0; l < 4; l++) {
+            ulong i = (b << 2) + l;
+            if (i < count) {
+                int keep = clt_philox_u01(word_of(w, l)) >= p;
+                out[out_off + i] = keep ? x[x_off + i] * scale : 0.0f;
+                mask[mask_off + i] = (uchar)keep;
+            }
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 #include "program/program.h"
 
 #define PREFERRED_GROUP 256
+#define CPU_KMAX 256 /* CPU variant: the most candidates an item keeps (private array) */
 
 static clt_status select_rows(const char *who, const clt_tensor *x, int64_t k, clt_tensor *values,
                               clt_tensor *indices)
@@ -41,6 +42,32 @@ static clt_status select_rows(const char *who, const clt_tensor *x, int64_t k, c
         return st;
     if (x->numel == 0 || k == 0)
         return CLT_SUCCESS;
+    clt__sd s = {0};
+    s.ndim = 1;
+    s.count = x->numel / n;
+    s.e0 = n;
+    s.e1 = k;
+    s.a_off = clt__elem_off(x);
+    s.b_off = values ? clt__elem_off(values) : 0;
+    s.c[0] = indices ? clt__elem_off(indices) : 0;
+    s.c[1] = values != NULL;
+    s.c[2] = indices != NULL;
+    cl_mem vm = values ? values->storage->mem : x->storage->mem; /* unused when c[1] = 0 */
+    cl_mem im = indices ? indices->storage->mem : x->storage->mem;
+    if (clt__cpu_style(ctx) && k <= CPU_KMAX) {
+        unsigned kmax = 8;
+        while (kmax < k)
+            kmax *= 2; /* few programs: 8, 16, ..., CPU_KMAX */
+        char options[32];
+        snprintf(options, sizeof options, "-DTK_KMAX=%u", kmax);
+        cl_kernel kern;
+        if ((st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, options, "index_topk_rows", &kern)))
+            return clt__prefix_error(ctx, st, who);
+        if ((st = clt__sd_set_args(ctx, kern, vm, x->storage->mem, &s, who)) ||
+            (st = clt__set_arg(ctx, kern, 3, sizeof(cl_mem), &im, who)))
+            return st;
+        return clt__launch_1d_group(ctx, kern, (uint64_t)s.count, 1, who);
+    }
     size_t wg = PREFERRED_GROUP;
     if (wg > ctx->limits.max_work_group_size)
         wg = (size_t)ctx->limits.max_work_group_size;
@@ -59,18 +86,6 @@ static clt_status select_rows(const char *who, const clt_tensor *x, int64_t k, c
             wg = lim;
             continue;
         }
-        clt__sd s = {0};
-        s.ndim = 1;
-        s.count = x->numel / n;
-        s.e0 = n;
-        s.e1 = k;
-        s.a_off = clt__elem_off(x);
-        s.b_off = values ? clt__elem_off(values) : 0;
-        s.c[0] = indices ? clt__elem_off(indices) : 0;
-        s.c[1] = values != NULL;
-        s.c[2] = indices != NULL;
-        cl_mem vm = values ? values->storage->mem : x->storage->mem; /* unused when c[1] = 0 */
-        cl_mem im = indices ? indices->storage->mem : x->storage->mem;
         if ((st = clt__sd_set_args(ctx, kern, vm, x->storage->mem, &s, who)) ||
             (st = clt__set_arg(ctx, kern, 3, sizeof(cl_mem), &im, who)))
             return st;

@@ -64,6 +64,33 @@ static int transpose_axis(const clt__sd *s)
     return -1;
 }
 
+/* The generic copy: per row on CPUs, per element (32-bit indices when everything fits) on GPUs. */
+static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
+                               const char *who)
+{
+    cl_kernel k;
+    clt_status st;
+    if (clt__cpu_style(ctx)) {
+        if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_rows", &k)))
+            return clt__prefix_error(ctx, st, who);
+        if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+            return st;
+        return clt__launch_1d(ctx, k, (uint64_t)(s->count / s->shape[s->ndim - 1]), who);
+    }
+    int64_t amax = s->a_off, bmax = s->b_off;
+    for (int d = 0; d < s->ndim; d++) {
+        amax += (s->shape[d] - 1) * s->a[d];
+        bmax += (s->shape[d] - 1) * s->b[d];
+    }
+    int idx32 = s->count < INT32_MAX && amax < INT32_MAX && bmax < INT32_MAX;
+    if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, idx32 ? "-DLT_IDX32=1" : "", "layout_copy",
+                              &k)))
+        return clt__prefix_error(ctx, st, who);
+    if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+        return st;
+    return clt__launch_1d(ctx, k, (uint64_t)s->count, who);
+}
+
 clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who)
 {
     if (s->count == 0)
@@ -71,14 +98,14 @@ clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s
     clt__sd_coalesce(s);
     int p = clt__cpu_style(ctx) ? -1 : transpose_axis(s);
     if (p < 0)
-        return clt__layout_run(ctx, "layout_copy", dst, src, s, who);
+        return copy_generic(ctx, dst, src, s, who);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_transpose", &k);
     if (st)
         return clt__prefix_error(ctx, st, who);
     if (clt__kernel_work_group_limit(ctx, k) < TILE * TILE_ROWS ||
         ctx->limits.max_work_group_size < TILE * TILE_ROWS)
-        return clt__layout_run(ctx, "layout_copy", dst, src, s, who);
+        return copy_generic(ctx, dst, src, s, who);
     int last = (int)s->ndim - 1;
     clt__sd t = *s;
     t.e[0] = s->shape[last];

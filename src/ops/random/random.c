@@ -1,5 +1,6 @@
 /* Philox-based random numbers and dropout (cl_kernels/random/random.cl): checks and one launch. */
 #include <math.h>
+#include <string.h>
 
 #include "cltensor_random.h"
 #include "ops/common/launch.h"
@@ -20,8 +21,9 @@ typedef struct karg {
     const void *value;
 } karg;
 
-static clt_status run(clt_context *ctx, const char *name, uint64_t count, int n, const karg *args,
-                      const char *who)
+/* items: work items wanted (elements / elements per item); count: elements (0 = nothing). */
+static clt_status run(clt_context *ctx, const char *name, uint64_t count, uint64_t items, int n,
+                      const karg *args, const char *who)
 {
     if (count == 0)
         return CLT_SUCCESS;
@@ -29,7 +31,7 @@ static clt_status run(clt_context *ctx, const char *name, uint64_t count, int n,
     clt_status st = get_kernel(ctx, name, &k, who);
     for (int i = 0; !st && i < n; i++)
         st = clt__set_arg(ctx, k, (cl_uint)i, args[i].size, args[i].value, who);
-    return st ? st : clt__launch_1d(ctx, k, count, who);
+    return st ? st : clt__launch_1d(ctx, k, items, who);
 }
 
 static clt_status fill(const char *who, const char *name, clt_tensor *out, uint64_t seed,
@@ -44,7 +46,8 @@ static clt_status fill(const char *who, const char *name, clt_tensor *out, uint6
     karg args[] = {{sizeof(cl_mem), &out->storage->mem}, {8, &off}, {8, &count}, {8, &s}, {8, &o},
                    {4, &a},
                    {4, &b}};
-    return run(out->ctx, name, count, 7, args, who);
+    uint64_t per_item = strcmp(name, "random_normal") == 0 ? 2 : 4; /* one Philox block each */
+    return run(out->ctx, name, count, (count + per_item - 1) / per_item, 7, args, who);
 }
 
 clt_status clt_random_uniform(clt_tensor *out, uint64_t seed, uint64_t offset, float lo, float hi)
@@ -112,7 +115,7 @@ clt_status clt_dropout(const clt_tensor *x, float p, uint64_t seed, uint64_t off
     karg args[] = {{sizeof(cl_mem), &out->storage->mem}, {8, &oo}, {sizeof(cl_mem), &x->storage->mem},
                    {8, &xo}, {sizeof(cl_mem), &mask->storage->mem}, {8, &mo}, {8, &n}, {8, &s},
                    {8, &o}, {4, &p}, {4, &scale}};
-    return run(x->ctx, "random_dropout", n, 11, args, who);
+    return run(x->ctx, "random_dropout", n, (n + 3) / 4, 11, args, who);
 }
 
 clt_status clt_dropout_backward(const clt_tensor *dy, const clt_tensor *mask, float p, clt_tensor *dx)
@@ -126,5 +129,5 @@ clt_status clt_dropout_backward(const clt_tensor *dy, const clt_tensor *mask, fl
     cl_ulong xo = dx->offset / 4, yo = dy->offset / 4, mo = mask->offset, n = (cl_ulong)dy->numel;
     karg args[] = {{sizeof(cl_mem), &dx->storage->mem}, {8, &xo}, {sizeof(cl_mem), &dy->storage->mem},
                    {8, &yo}, {sizeof(cl_mem), &mask->storage->mem}, {8, &mo}, {8, &n}, {4, &scale}};
-    return run(dy->ctx, "random_dropout_backward", n, 8, args, who);
+    return run(dy->ctx, "random_dropout_backward", n, n, 8, args, who);
 }
