@@ -32,8 +32,9 @@ CLT_API clt_status clt_embedding(const clt_tensor *ids, const clt_tensor *weight
 typedef enum clt_embedding_grad_mode {
     /** Float atomics: fast, but the summation order (and so the last bits) may vary run to run. */
     CLT_EMBEDDING_GRAD_ATOMIC = 0,
-    /** Each dw element is owned by one work item that sums its tokens in ascending token order:
-     *  bit-identical on every run and grid (reads every id once per element column: O(V T D) compares, for small vocabularies). */
+    /** Each dw element is summed by one work item over its tokens in ascending token order:
+     *  bit-identical on every run, grid and device. Reads every id once per dw element on GPUs
+     *  (once per dw row on CPUs): meant for vocabularies up to a few tens of thousands. */
     CLT_EMBEDDING_GRAD_DETERMINISTIC = 1
 } clt_embedding_grad_mode;
 

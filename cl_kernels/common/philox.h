@@ -1,7 +1,7 @@
 /* Philox 4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011): a
  * counter-based generator. A 128-bit counter and a 64-bit key give four 32-bit words; the same
  * (counter, key) gives the same words on every device, so results do not depend on the grid.
- * Integer-only (mul_hi is exact). */
+ * Integer-only. */
 #ifndef CLT_COMMON_PHILOX_H
 #define CLT_COMMON_PHILOX_H
 
@@ -12,9 +12,10 @@
 
 static inline uint4 clt_philox_round(uint4 c, uint2 k)
 {
-    uint hi0 = mul_hi(CLT_PHILOX_M0, c.x), lo0 = CLT_PHILOX_M0 * c.x;
-    uint hi1 = mul_hi(CLT_PHILOX_M1, c.z), lo1 = CLT_PHILOX_M1 * c.z;
-    return (uint4)(hi1 ^ c.y ^ k.x, lo1, hi0 ^ c.w ^ k.y, lo0);
+    /* A 32 x 32 -> 64-bit product rather than mul_hi: POCL's vectoriser turns it into SIMD
+     * multiplies, while mul_hi stayed a scalar builtin call (uniform 16M on 2 cores: 1.14 s -> 0.39 s). */
+    ulong p0 = (ulong)CLT_PHILOX_M0 * c.x, p1 = (ulong)CLT_PHILOX_M1 * c.z;
+    return (uint4)((uint)(p1 >> 32) ^ c.y ^ k.x, (uint)p1, (uint)(p0 >> 32) ^ c.w ^ k.y, (uint)p0);
 }
 
 static inline uint4 clt_philox4x32_10(uint4 c, uint2 k)

@@ -84,6 +84,24 @@ __kernel void index_embedding_bwd_owner(__global float *dw, __global const float
     }
 }
 
+/* The same sums for CPUs: one item per dweight row v (count = V), tokens in ascending order, so
+ * the ids are read once per row instead of once per element (same order, same bits). */
+__kernel void index_embedding_bwd_owner_rows(__global float *dw, __global const float *dy,
+                                             clt_sd s, __global const int *ids)
+{
+    const long dim = s.e0;
+    for (long v = get_global_id(0); v < s.count; v += get_global_size(0)) {
+        __global float *row = dw + s.b_off + v * dim;
+        if (!s.c[2])
+            for (long d = 0; d < dim; d++)
+                row[d] = 0.0f;
+        for (long t = 0; t < s.c[1]; t++)
+            if (ids[s.c[0] + t] == v)
+                for (long d = 0; d < dim; d++)
+                    row[d] += dy[s.a_off + t * dim + d];
+    }
+}
+
 /* Gather / index_select: the box is out's; a = x strides with the axis' stride 0, b = out's,
  * d = index strides; c[1] = x's stride along the axis, c[2] = x's dim along it. */
 __kernel void index_gather(__global uint *out, __global const uint *x, clt_sd s,
@@ -136,6 +154,31 @@ __kernel void index_masked_fill(__global uint *out, __global const uint *x, clt_
         uint m = mask[mo];
         int set = s.e0 ? (m & 0x7fffffffu) != 0u : m != 0u;
         out[bo] = set ? (uint)s.e1 : x[ao];
+    }
+}
+
+/* Masked fill for CPUs: one item per row of the last axis (count / shape[last] rows); the outer
+ * coordinates are found once per row. */
+__kernel void index_masked_fill_rows(__global uint *out, __global const uint *x, clt_sd s,
+                                     __global const uint *mask)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = s.shape[last], rows = s.count / n;
+    const long sa = s.a[last], sb = s.b[last], sm = s.d[last];
+    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        long a = s.a_off, b = s.b_off, m = s.c[0], q = r;
+        for (int d = last - 1; d >= 0; d--) {
+            long len = s.shape[d], t = q / len, c = q - t * len;
+            a += c * s.a[d];
+            b += c * s.b[d];
+            m += c * s.d[d];
+            q = t;
+        }
+        for (long j = 0; j < n; j++) {
+            uint mv = mask[m + j * sm];
+            int set = s.e0 ? (mv & 0x7fffffffu) != 0u : mv != 0u;
+            out[b + j * sb] = set ? (uint)s.e1 : x[a + j * sa];
+        }
     }
 }
 

@@ -187,19 +187,23 @@ __kernel void layout_pad_reflect_backward(__global float *dst, __global const fl
  * Each dx element sums its terms in row-major order of the reduced axes. */
 __kernel void layout_sum_broadcast(__global float *dst, __global const float *src, clt_sd s)
 {
+    /* The innermost reduced axis is a plain strided loop; only the outer ones are decomposed. */
     const int nr = (int)s.e0;
+    const long inner = nr > 0 ? s.c[nr - 1] : 1, istride = nr > 0 ? s.d[nr - 1] : 0;
+    const long outer = inner > 0 ? s.e1 / inner : 0;
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
         long ao, bo;
         clt_sd_offsets(&s, i, &ao, &bo);
         float acc = 0.0f;
-        for (long r = 0; r < s.e1; r++) {
+        for (long r = 0; r < outer; r++) {
             long rem = r, off = ao;
-            for (int d = nr - 1; d >= 0; d--) {
+            for (int d = nr - 2; d >= 0; d--) {
                 long n = s.c[d], q = rem / n;
                 off += (rem - q * n) * s.d[d];
                 rem = q;
             }
-            acc += src[off];
+            for (long j = 0; j < inner; j++)
+                acc += src[off + j * istride];
         }
         dst[bo] = acc;
     }

@@ -1,5 +1,6 @@
 /* clt_embedding, clt_embedding_backward and clt_one_hot: rows addressed by token ids. */
 #include "ops/index/index_internal.h"
+#include "ops/common/launch.h"
 #include "program/program.h"
 
 /* ids S, rows [V, D], per-token tensor S + [D]. */
@@ -72,10 +73,14 @@ clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
     s.b_off = clt__elem_off(dweight);
     s.c[0] = clt__elem_off(ids);
     if (mode == CLT_EMBEDDING_GRAD_DETERMINISTIC) {
-        s.count = dweight->numel;
+        int rows = clt__cpu_style(ctx);
+        s.count = rows ? dweight->shape[0] : dweight->numel;
         s.c[1] = ids->numel;
         s.c[2] = accumulate != 0;
-        return clt__index_run(ctx, "index_embedding_bwd_owner", dweight->storage->mem,
+        if (dweight->numel == 0)
+            return CLT_SUCCESS;
+        return clt__index_run(ctx, rows ? "index_embedding_bwd_owner_rows" : "index_embedding_bwd_owner",
+                              dweight->storage->mem,
                               dy->storage->mem, &s, ids->storage->mem, who);
     }
     if (!accumulate && dweight->numel > 0) {

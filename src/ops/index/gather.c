@@ -1,7 +1,9 @@
 /* clt_gather, clt_scatter, clt_scatter_add, clt_index_select, clt_index_add, clt_masked_fill. */
 #include <string.h>
 
+#include "ops/common/launch.h"
 #include "ops/index/index_internal.h"
+#include "program/program.h"
 
 /* data: the tensor indexed along axis (x of gather, out of scatter); other: the tensor with the
  * index's shape (out of gather, src of scatter). Returns the normalised axis in *ax. */
@@ -195,6 +197,18 @@ clt_status clt_masked_fill(const clt_tensor *x, const clt_tensor *mask, float va
     uint32_t bits;
     memcpy(&bits, &value, 4);
     s.e1 = bits;
+    if (x->numel == 0)
+        return CLT_SUCCESS;
+    if (clt__cpu_style(x->ctx)) {
+        cl_kernel k;
+        if ((st = clt__kernel_get(x->ctx, CLT__INDEX_FAMILY, "", "index_masked_fill_rows", &k)))
+            return clt__prefix_error(x->ctx, st, who);
+        cl_mem mm = mask->storage->mem;
+        if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)) ||
+            (st = clt__set_arg(x->ctx, k, 3, sizeof(cl_mem), &mm, who)))
+            return st;
+        return clt__launch_1d(x->ctx, k, (uint64_t)(s.count / s.shape[s.ndim - 1]), who);
+    }
     return clt__index_run(x->ctx, "index_masked_fill", out->storage->mem, x->storage->mem, &s,
                           mask->storage->mem, who);
 }
