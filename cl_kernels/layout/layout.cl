@@ -131,6 +131,40 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
     }
 }
 
+/* Pad for CPUs: one item per row of out's last axis; the outer coordinates are mapped once per
+ * row, the row itself is a loop (same description as layout_pad). */
+__kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = s.shape[last], rows = s.count / n, len = s.e[last], before = s.c[last];
+    const uint fill = (uint)s.e1;
+    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        long q = r, bo = s.b_off, ao = s.a_off;
+        int inside = 1;
+        for (int d = last - 1; d >= 0; d--) {
+            long m = s.shape[d], t = q / m, o = q - t * m;
+            q = t;
+            bo += o * s.b[d];
+            long x = o - s.c[d], l = s.e[d];
+            if (s.e0 == 1) {
+                x = x < 0 ? -x : x;
+                x = x >= l ? 2 * (l - 1) - x : x;
+            }
+            inside = inside && x >= 0 && x < l;
+            ao += (inside ? x : 0) * s.a[d];
+        }
+        for (long j = 0; j < n; j++) {
+            long x = j - before;
+            if (s.e0 == 1) {
+                x = x < 0 ? -x : x;
+                x = x >= len ? 2 * (len - 1) - x : x;
+            }
+            int in = inside && x >= 0 && x < len;
+            dst[bo + j * s.b[last]] = in ? src[ao + x * s.a[last]] : fill;
+        }
+    }
+}
+
 /* Reflect-pad backward: the box is dx (strides b), dy has strides a; c = before, e = dy's shape.
  * Along an axis of length n, x was read by out positions before + x, before - x (when 1 <= x <=
  * before) and before + 2 (n - 1) - x (when it is < dy's length and x <= n - 2). dx sums the
