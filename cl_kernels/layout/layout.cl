@@ -242,3 +242,29 @@ __kernel void layout_sum_broadcast(__global float *dst, __global const float *sr
         dst[bo] = acc;
     }
 }
+
+/* Broadcast backward for CPUs when only leading axes are reduced (a bias gradient): dy is
+ * [e1 rows, count columns] contiguous from a_off, dx [count] from b_off; each item sums 16
+ * adjacent columns over all rows with one float16 accumulator, rows in order (the same order as
+ * layout_sum_broadcast, so the same bits). */
+__kernel void layout_sum_leading_cpu(__global float *dst, __global const float *src, clt_sd s)
+{
+    const long cols = s.count, rows = s.e1, chunks = (cols + 15) / 16;
+    for (long c = get_global_id(0); c < chunks; c += get_global_size(0)) {
+        const long c0 = c * 16;
+        __global const float *p = src + s.a_off + c0;
+        if (c0 + 16 <= cols) {
+            float16 acc = (float16)(0.0f);
+            for (long r = 0; r < rows; r++)
+                acc += vload16(0, p + r * cols);
+            vstore16(acc, 0, dst + s.b_off + c0);
+        } else {
+            for (long j = c0; j < cols; j++) {
+                float acc = 0.0f;
+                for (long r = 0; r < rows; r++)
+                    acc += src[s.a_off + r * cols + j];
+                dst[s.b_off + j] = acc;
+            }
+        }
+    }
+}
