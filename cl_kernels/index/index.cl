@@ -34,7 +34,11 @@ static inline void atomic_add_f32(volatile __global float *p, float v)
 static inline void offsets3(const clt_sd *s, long i, long *ao, long *bo, long *io)
 {
     long a = s->a_off, b = s->b_off, x = s->c[0];
-    for (int d = (int)s->ndim - 1; d >= 0; d--) {
+    const int nd = (int)s->ndim;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+        if (d >= nd)
+            continue;
         long n = s->shape[d], q = i / n, c = i - q * n;
         a += c * s->a[d];
         b += c * s->b[d];
@@ -163,11 +167,15 @@ __kernel void index_masked_fill_rows(__global uint *out, __global const uint *x,
                                      __global const uint *mask)
 {
     const int last = (int)s.ndim - 1;
-    const long n = s.shape[last], rows = s.count / n;
-    const long sa = s.a[last], sb = s.b[last], sm = s.d[last];
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
+    const long sm = CLT_SD_PICK(s.d, last);
     for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
         long a = s.a_off, b = s.b_off, m = s.c[0], q = r;
-        for (int d = last - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+            if (d >= last)
+                continue;
             long len = s.shape[d], t = q / len, c = q - t * len;
             a += c * s.a[d];
             b += c * s.b[d];

@@ -23,7 +23,10 @@ __kernel void layout_copy(__global uint *dst, __global const uint *src, clt_sd s
     const uint count = (uint)s.count, nd = (uint)s.ndim;
     for (uint i = get_global_id(0); i < count; i += get_global_size(0)) {
         uint a = (uint)s.a_off, b = (uint)s.b_off, r = i;
-        for (int d = (int)nd - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+            if (d >= (int)nd)
+                continue;
             uint n = (uint)s.shape[d], q = r / n, c = r - q * n;
             a += c * (uint)s.a[d];
             b += c * (uint)s.b[d];
@@ -45,10 +48,14 @@ __kernel void layout_copy(__global uint *dst, __global const uint *src, clt_sd s
 __kernel void layout_copy_rows(__global uint *dst, __global const uint *src, clt_sd s)
 {
     const int last = (int)s.ndim - 1;
-    const long n = s.shape[last], rows = s.count / n, sa = s.a[last], sb = s.b[last];
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
     for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
         long a = s.a_off, b = s.b_off, q = r;
-        for (int d = last - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+            if (d >= last)
+                continue;
             long m = s.shape[d], t = q / m, c = q - t * m;
             a += c * s.a[d];
             b += c * s.b[d];
@@ -95,7 +102,10 @@ __kernel void layout_slice_backward(__global uint *dst, __global const uint *src
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
         long rem = i, bo = s.b_off, ao = s.a_off;
         int hit = 1;
-        for (int d = (int)s.ndim - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+            if (d >= (int)s.ndim)
+                continue;
             long n = s.shape[d], q = rem / n, x = rem - q * n;
             rem = q;
             bo += x * s.b[d];
@@ -115,7 +125,10 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
         long rem = i, bo = s.b_off, ao = s.a_off;
         int inside = 1;
-        for (int d = (int)s.ndim - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+            if (d >= (int)s.ndim)
+                continue;
             long n = s.shape[d], q = rem / n, o = rem - q * n;
             rem = q;
             bo += o * s.b[d];
@@ -136,12 +149,17 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
 __kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_sd s)
 {
     const int last = (int)s.ndim - 1;
-    const long n = s.shape[last], rows = s.count / n, len = s.e[last], before = s.c[last];
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long len = CLT_SD_PICK(s.e, last), before = CLT_SD_PICK(s.c, last);
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
     const uint fill = (uint)s.e1;
     for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
         long q = r, bo = s.b_off, ao = s.a_off;
         int inside = 1;
-        for (int d = last - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+            if (d >= last)
+                continue;
             long m = s.shape[d], t = q / m, o = q - t * m;
             q = t;
             bo += o * s.b[d];
@@ -160,7 +178,7 @@ __kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_
                 x = x >= len ? 2 * (len - 1) - x : x;
             }
             int in = inside && x >= 0 && x < len;
-            dst[bo + j * s.b[last]] = in ? src[ao + x * s.a[last]] : fill;
+            dst[bo + j * sb] = in ? src[ao + x * sa] : fill;
         }
     }
 }
@@ -173,44 +191,57 @@ __kernel void layout_pad_reflect_backward(__global float *dst, __global const fl
 {
     const int nd = (int)s.ndim;
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
-        long coord[CLT_SD_MAX];
+        uint coord[CLT_SD_MAX]; /* 32 bits (the host keeps dims below 2^31): 4 waves on gfx902 */
         long rem = i, bo = s.b_off;
-        for (int d = nd - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+            coord[d] = 0;
+            if (d >= nd)
+                continue;
             long n = s.shape[d], q = rem / n;
-            coord[d] = rem - q * n;
-            bo += coord[d] * s.b[d];
+            coord[d] = (uint)(rem - q * n);
+            bo += (long)coord[d] * s.b[d];
             rem = q;
         }
         float acc = 0.0f;
-        int choice[CLT_SD_MAX];
-        for (int d = 0; d < CLT_SD_MAX; d++)
-            choice[d] = 0;
+        uint choice = 0; /* 2 bits per axis: which of the (up to 3) positions it takes */
         for (;;) {
             long ao = s.a_off;
             int valid = 1;
-            for (int d = 0; d < nd; d++) {
-                long x = coord[d], n = s.shape[d], before = s.c[d], p;
-                if (choice[d] == 0)
+#pragma unroll
+            for (int d = 0; d < CLT_SD_MAX; d++) {
+                if (d >= nd)
+                    continue;
+                uint cd = (choice >> (2 * d)) & 3u;
+                long x = (long)coord[d], n = s.shape[d], before = s.c[d], p;
+                if (cd == 0)
                     p = before + x;
-                else if (choice[d] == 1)
+                else if (cd == 1)
                     p = (x >= 1 && x <= before) ? before - x : -1;
                 else
-                    p = before + 2 * (n - 1) - x;
-                if (choice[d] == 2 && (x > n - 2 || p >= s.e[d]))
-                    p = -1;
+                    p = (x > n - 2 || before + 2 * (n - 1) - x >= s.e[d]) ? -1 : before + 2 * (n - 1) - x;
                 valid = valid && p >= 0;
                 ao += (p >= 0 ? p : 0) * s.a[d];
             }
             if (valid)
                 acc += src[ao];
-            int d = nd - 1;
-            while (d >= 0 && choice[d] == 2) {
-                choice[d] = 0;
-                d--;
+            /* Next combination: an odometer over the axes, last fastest. Axes without padding
+             * have a single choice (0), so they never advance. */
+            int carry = 1;
+#pragma unroll
+            for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+                if (!carry || d >= nd)
+                    continue;
+                uint choices = s.c[d] > 0 || s.e[d] > s.shape[d] ? 3u : 1u;
+                uint cd = (choice >> (2 * d)) & 3u;
+                choice &= ~(3u << (2 * d));
+                if (cd + 1 < choices) {
+                    choice |= (cd + 1) << (2 * d);
+                    carry = 0;
+                }
             }
-            if (d < 0)
+            if (carry)
                 break;
-            choice[d]++;
         }
         dst[bo] = acc;
     }
@@ -223,7 +254,8 @@ __kernel void layout_sum_broadcast(__global float *dst, __global const float *sr
 {
     /* The innermost reduced axis is a plain strided loop; only the outer ones are decomposed. */
     const int nr = (int)s.e0;
-    const long inner = nr > 0 ? s.c[nr - 1] : 1, istride = nr > 0 ? s.d[nr - 1] : 0;
+    const long inner = nr > 0 ? CLT_SD_PICK(s.c, nr - 1) : 1;
+    const long istride = nr > 0 ? CLT_SD_PICK(s.d, nr - 1) : 0;
     const long outer = inner > 0 ? s.e1 / inner : 0;
     for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
         long ao, bo;
@@ -231,7 +263,10 @@ __kernel void layout_sum_broadcast(__global float *dst, __global const float *sr
         float acc = 0.0f;
         for (long r = 0; r < outer; r++) {
             long rem = r, off = ao;
-            for (int d = nr - 2; d >= 0; d--) {
+#pragma unroll
+            for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+                if (d > nr - 2)
+                    continue;
                 long n = s.c[d], q = rem / n;
                 off += (rem - q * n) * s.d[d];
                 rem = q;

@@ -221,6 +221,13 @@ clt_status clt_pad_backward(const clt_tensor *dy, const int64_t *before, const i
         }
         return clt__layout_copy(dx->ctx, dx->storage->mem, dy->storage->mem, &s, who);
     }
+    /* Reflect: box over dx, a = dy strides, b = dx strides, c = before, e = dy's shape. The
+     * kernel keeps coordinates in 32 bits (registers: cl_kernels/layout/layout.cl). */
+    for (int d = 0; d < n; d++)
+        if (dx->shape[d] > INT32_MAX)
+            return clt__fail(dx->ctx, CLT_ERR_UNSUPPORTED,
+                             "%s: reflect backward supports dims below 2^31 (axis %d has %lld)", who,
+                             d, (long long)dx->shape[d]);
     /* Reflect: box over dx, a = dy strides, b = dx strides, c = before, e = dy's shape. */
     s.ndim = n ? n : 1;
     s.count = dx->numel;
