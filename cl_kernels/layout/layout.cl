@@ -303,3 +303,31 @@ __kernel void layout_sum_leading_cpu(__global float *dst, __global const float *
         }
     }
 }
+
+/* Concat / split of up to 4 contiguous pieces along one axis in one launch. The joined tensor is
+ * viewed as [outer, total, inner] (total = e[4], its extent along the axis; inner = e1, the
+ * elements after the axis); a launch covers the window [e[5], e[5] + e0) of the axis, where piece
+ * p ([outer, d[p], inner], at element offset c[p] of its buffer) starts at window position e[p]
+ * (ascending; unused slots start at e0, so they are never chosen). b_off: the joined tensor's
+ * offset. One item per element of the window (count); a_off = 1 copies the pieces into the joined
+ * tensor (concat, stack), 0 the other way (split, unstack). */
+__kernel void layout_join4(__global uint *joined, __global uint *p0, __global uint *p1,
+                           __global uint *p2, __global uint *p3, clt_sd s)
+{
+    const long win = s.e0, inner = s.e1, total = s.e[4], first = s.e[5];
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long row = i / inner, in = i - row * inner;
+        long outer = row / win, pos = row - outer * win;
+        int p = (pos >= s.e[1]) + (pos >= s.e[2]) + (pos >= s.e[3]);
+        long start = p == 0 ? s.e[0] : p == 1 ? s.e[1] : p == 2 ? s.e[2] : s.e[3];
+        long ext = p == 0 ? s.d[0] : p == 1 ? s.d[1] : p == 2 ? s.d[2] : s.d[3];
+        long off = p == 0 ? s.c[0] : p == 1 ? s.c[1] : p == 2 ? s.c[2] : s.c[3];
+        __global uint *piece = p == 0 ? p0 : p == 1 ? p1 : p == 2 ? p2 : p3;
+        long po = off + (outer * ext + (pos - start)) * inner + in;
+        long jo = s.b_off + (outer * total + first + pos) * inner + in;
+        if (s.a_off)
+            joined[jo] = piece[po];
+        else
+            piece[po] = joined[jo];
+    }
+}
