@@ -9,7 +9,8 @@
  *
  * Float atomics: OpenCL 1.2 has none, so an add is a compare-and-swap loop on the bits.
  *
- * -D contract: TK_WG (power of two, the row selection's local size; default 256).
+ * -D contract: TK_WG (power of two, the row selection's local size; default 256); TK_KMAX (the
+ * CPU row selection's candidate capacity, >= k; index_topk_rows exists only when it is defined).
  */
 #include "common/strided.h"
 
@@ -254,9 +255,9 @@ index_topk(__global float *values, __global const float *x, clt_sd s, __global i
     }
 }
 
-#ifndef TK_KMAX
-#define TK_KMAX 64
-#endif
+/* Only built when the host asks for it (-DTK_KMAX): its candidate array lives in private memory,
+ * which is scratch on a GPU, so GPU programs leave it out. */
+#ifdef TK_KMAX
 
 /* CPU variant of the row selection (POCL runs a group as a loop and pays for every barrier): one
  * item per row keeps the best k candidates seen so far, sorted, in a private array of TK_KMAX
@@ -292,3 +293,4 @@ __kernel void index_topk_rows(__global float *values, __global const float *x, c
         }
     }
 }
+#endif /* TK_KMAX */
