@@ -265,29 +265,65 @@ int bench_dist_main(int argc, char **argv)
 {
     size_t max_bytes = (size_t)256 << 20;
     int json = 0, skip_allreduce = 0, skip_dp = 0;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i++) { /* every argument checked before MPI starts */
+        char *end = NULL;
         if (strcmp(argv[i], "--json") == 0)
             json = 1;
-        else if (strncmp(argv[i], "--max-bytes=", 12) == 0)
-            max_bytes = (size_t)strtoull(argv[i] + 12, NULL, 0);
+        else if (strcmp(argv[i], "--suite=dist") == 0)
+            continue;
+        else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc && strcmp(argv[i + 1], "dist") == 0)
+            i++;
+        else if (strncmp(argv[i], "--max-bytes=", 12) == 0 &&
+                 (max_bytes = (size_t)strtoull(argv[i] + 12, &end, 0)) >= 4096 && end && *end == '\0')
+            continue;
         else if (strcmp(argv[i], "--case=allreduce") == 0)
             skip_dp = 1;
         else if (strcmp(argv[i], "--case=dp_step") == 0)
             skip_allreduce = 1;
+        else {
+            fprintf(stderr, "clt-bench: --suite dist takes --json, --max-bytes=N (>= 4096), "
+                            "--case=allreduce or --case=dp_step; not '%s'\n", argv[i]);
+            return 1;
+        }
     }
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    /* One GPU per rank on a multi-GPU node: without CLT_DEVICE, rank r of a node takes GPU
+     * r % (GPUs present); elsewhere the library's default selection. */
+    char sel[16] = "";
+    const char *env_dev = getenv("CLT_DEVICE");
+    if (!env_dev || !*env_dev) {
+        MPI_Comm node;
+        int local = 0, count = 0, gpus = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+        clt_device_count(&count);
+        int gpu_index[64];
+        for (int i = 0; i < count && gpus < 64; i++) {
+            clt_device_info d;
+            if (clt_device_get_info(i, &d) == CLT_SUCCESS && d.type == CLT_DEVICE_GPU)
+                gpu_index[gpus++] = i;
+        }
+        if (gpus > 1)
+            snprintf(sel, sizeof sel, "%d", gpu_index[local % gpus]);
+    }
+    clt_context_options copts;
+    clt_context_options_init(&copts);
+    if (sel[0])
+        copts.device = sel;
     clt_context *ctx = NULL;
-    if (clt_context_create(NULL, &ctx) != CLT_SUCCESS) {
+    if (clt_context_create(&copts, &ctx) != CLT_SUCCESS) {
         fprintf(stderr, "[rank %d] clt_context_create: %s\n", rank, clt_last_error(NULL));
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     clt_device_info info;
     clt_context_device_info(ctx, &info);
     if (rank == 0 && !json)
-        printf("clt-bench --suite dist: %d ranks, device %s (%s)\n\n", size, info.device_name,
-               info.platform_name);
+        printf("clt-bench --suite dist: %d ranks, rank 0 on device %d %s (%s)%s\n\n", size,
+               info.global_index, info.device_name, info.platform_name,
+               sel[0] ? ", one GPU per rank of a node" : "");
     clt_dist_comm *comm = NULL;
     CHECK(clt_dist_comm_create(ctx, MPI_COMM_WORLD, NULL, &comm));
     if (!skip_allreduce)
