@@ -203,6 +203,17 @@ static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int 
                                       L->who, &L->ws);
 }
 
+/* Whether a config after i fits ctx, has at most SPLIT_MAX_TILE elements and a grid within the
+ * split counters (so a split that config i may not take has a taker). */
+static int smaller_split_tile(const gemm_launch *L, const clt__gemm_table *t, int i)
+{
+    for (int j = i + 1; j < t->n_tiled; j++)
+        if (clt__gemm_tiled_fits(L->ctx, &t->tiled[j]))
+            return t->tiled[j].mwg * t->tiled[j].nwg <= SPLIT_MAX_TILE &&
+                   clt__gemm_tile_groups(L->p, &t->tiled[j]) <= SPLIT_COUNTERS;
+    return 0;
+}
+
 /* Tiled: config `first` (or, when -1, the automatic choice) split in `pieces` (0: automatic),
  * then smaller configs until the built kernel accepts the work-group size. */
 static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first, int pieces)
@@ -223,6 +234,8 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
                 return CLT_ERR_UNSUPPORTED;
             q = q > 2 ? q : 2;
         }
+        if (q > 1 && c->mwg * c->nwg > SPLIT_MAX_TILE && smaller_split_tile(L, t, i))
+            continue; /* see SPLIT_MAX_TILE: the next config takes the split */
         L->pieces = 1;
         clt_status st;
         if (q > 1 && (st = split_setup(L, c, q)) != CLT_SUCCESS)
