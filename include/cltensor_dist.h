@@ -19,7 +19,8 @@
  * (clt_future_poll, clt_future_wait): each such call tests every pending read event and MPI request
  * of every collective in flight on the communicator without blocking, and starts what became
  * ready. clt_dist_progress does only that; call it between the ops of a backward pass to keep
- * gradients moving while later layers are enqueued. A wait polls with short sleeps (tens of
+ * gradients moving while later layers are enqueued. Waiting on one communicator does not advance
+ * another: with several communicators, wait for their collectives in the same order on every rank. A wait polls with short sleeps (tens of
  * microseconds), leaving the CPU to the device and to MPI's own progress.
  *
  * Completion. A collective's future completes when its result is enqueued on the tensor's
