@@ -34,6 +34,7 @@ int bench_dist_requested(int argc, char **argv)
 #include "cltensor_all.h"
 #include "cltensor_cl.h"
 #include "cltensor_dist.h"
+#include "pinn_net.h"
 
 static int rank, size;
 
@@ -261,6 +262,70 @@ static void bench_dp(clt_context *ctx, clt_dist_comm *comm, int json)
     }
 }
 
+static clt_status announce(void *dp, int64_t first)
+{
+    return clt_dist_dp_grads_ready(dp, first);
+}
+
+/* Mean seconds of one PINN step: mode 0 local, 1 data-parallel with each layer's gradients
+ * announced as the backward pass enqueues them (overlap), 3 data-parallel with the exchange started
+ * only after the whole backward (no overlap). */
+static double time_pinn(clt_context *ctx, pinn_net *net, clt_dist_dp *dp, int mode, int steps)
+{
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = now();
+    for (int s = 1; s <= steps; s++) {
+        CHECK(pinn_gradients_notify(net, mode == 1 ? announce : NULL, dp));
+        if (mode != 0)
+            CHECK(clt_dist_dp_sync(dp));
+        CHECK(clt_adam_step(net->params, net->grads, net->m, net->v, &net->adam, s));
+        if (mode == 0)
+            wait_queue(ctx, net->params);
+    }
+    wait_queue(ctx, net->params);
+    return slowest((now() - t0) / steps);
+}
+
+static void bench_dp_pinn(clt_context *ctx, clt_dist_comm *comm, int json)
+{
+    const int64_t cases[][3] = {{4096, 16, 64}, {4096, 16, 128}}; /* per-rank points, F, width */
+    if (rank == 0 && !json)
+        printf("\n| case | ranks | params | local step (ms) | dp, overlapped (ms) | dp, after backward (ms) "
+               "| weak-scaling eff. |\n|---|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        pinn_net *net = NULL;
+        CHECK(pinn_create(ctx, cases[k][0], cases[k][1], cases[k][2], 5, &net));
+        clt_dist_dp *dp = NULL;
+        /* About four buckets, so the last layers' exchange can start early. */
+        CHECK(clt_dist_dp_create(comm, net->params, net->grads, (size_t)net->nparams, &dp));
+        time_pinn(ctx, net, dp, 1, 2); /* warm */
+        const int steps = 10;
+        double local = 1e30, over = 1e30, after = 1e30;
+        for (int rep = 0; rep < 3; rep++) {
+            double a = time_pinn(ctx, net, dp, 0, steps), b = time_pinn(ctx, net, dp, 1, steps);
+            double c = time_pinn(ctx, net, dp, 3, steps);
+            local = a < local ? a : local;
+            over = b < over ? b : over;
+            after = c < after ? c : after;
+        }
+        if (rank == 0) {
+            if (json)
+                printf("{\"suite\":\"dist\",\"case\":\"dp_pinn/%lldx%lld\",\"ranks\":%d,\"params\":%lld,"
+                       "\"buckets\":%d,\"local_ms\":%.4f,\"dp_overlap_ms\":%.4f,\"dp_after_ms\":%.4f,"
+                       "\"efficiency\":%.3f}\n",
+                       (long long)cases[k][2], (long long)cases[k][0], size, (long long)net->nparams,
+                       clt_dist_dp_buckets(dp), local * 1e3, over * 1e3, after * 1e3, local / over);
+            else
+                printf("| dp_pinn/%lldx%lld (%d buckets) | %d | %lld | %.3f | %.3f | %.3f | %.3f |\n",
+                       (long long)cases[k][2], (long long)cases[k][0], clt_dist_dp_buckets(dp), size,
+                       (long long)net->nparams, local * 1e3, over * 1e3, after * 1e3, local / over);
+            fflush(stdout);
+        }
+        clt_dist_dp_free(dp);
+        pinn_free(net);
+    }
+}
+
 int bench_dist_main(int argc, char **argv)
 {
     size_t max_bytes = (size_t)256 << 20;
@@ -328,8 +393,10 @@ int bench_dist_main(int argc, char **argv)
     CHECK(clt_dist_comm_create(ctx, MPI_COMM_WORLD, NULL, &comm));
     if (!skip_allreduce)
         bench_allreduce(ctx, comm, max_bytes, json);
-    if (!skip_dp)
+    if (!skip_dp) {
         bench_dp(ctx, comm, json);
+        bench_dp_pinn(ctx, comm, json);
+    }
     clt_dist_comm_free(comm);
     clt_context_free(ctx);
     MPI_Finalize();
