@@ -1,17 +1,17 @@
-/* clt-bench --suite dist, under mpirun (built with CLT_WITH_MPI). The shared timing loop of the other
- * suites picks its repetition count per process, which MPI collectives cannot follow, so this suite
- * times for itself with counts every rank agrees on, and reports the slowest rank.
+/* clt-bench --suite dist, under mpirun (built with CLT_WITH_MPI). The shared timing loop of the
+ * other suites picks its repetition count per process, which MPI collectives cannot follow, so this
+ * suite times for itself with counts every rank agrees on, and reports the slowest rank.
  *
  * allreduce/<bytes>: clt_dist_allreduce (sum, f32) from 4 KiB to --max-bytes (default 256 MiB);
  *   algbw = bytes / time, busbw = algbw * 2 (P-1) / P (the NCCL convention).
  * pinned/<bytes>: in the same run, every rank at once, a device->host read into pinned memory
- *   (CL_MEM_ALLOC_HOST_PTR, mapped) and a host->device write from it, timed apart: the staging bound.
- *   The pipeline overlaps them with the exchange, so the bound on algbw is min(d2h, h2d) bandwidth;
- *   "vs bound" is algbw over it.
- * dp_step/<width>x<batch>: one data-parallel step of a 3-hidden-layer MLP on a per-rank batch
- *   (clt_mlp_gradients, clt_dist_dp_sync, clt_adam_step) against the same step without the
- *   exchange on every rank at once (local); weak-scaling efficiency = local / dp. traffic = the
- *   gradient allreduce alone; compute/traffic says whether the case meets the issue's ">= 5x". */
+ *   (CL_MEM_ALLOC_HOST_PTR, mapped) and a host->device write from it, timed apart: the staging
+ * bound. The pipeline overlaps them with the exchange, so the bound on algbw is min(d2h, h2d)
+ * bandwidth; "vs bound" is algbw over it. dp_step/<width>x<batch>: one data-parallel step of a
+ * 3-hidden-layer MLP on a per-rank batch (clt_mlp_gradients, clt_dist_dp_sync, clt_adam_step)
+ * against the same step without the exchange on every rank at once (local); weak-scaling efficiency
+ * = local / dp. traffic = the gradient allreduce alone; compute/traffic says whether the case meets
+ * the issue's ">= 5x". */
 #include <string.h>
 
 #include "bench_dist.h"
@@ -37,6 +37,7 @@ int bench_dist_requested(int argc, char **argv)
 #include "pinn_net.h"
 
 static int rank, size;
+static FILE *jf; /* --json FILE: JSON lines (rank 0), next to the table on stdout */
 
 static double now(void)
 {
@@ -90,7 +91,8 @@ static void wait_cl_queue(cl_command_queue q)
     clFlush(q);
     struct timespec ts = {0, 20000};
     cl_int s = CL_QUEUED;
-    while (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL) == CL_SUCCESS &&
+    while (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL) ==
+               CL_SUCCESS &&
            s > CL_COMPLETE)
         nanosleep(&ts, NULL);
     clReleaseEvent(ev);
@@ -103,12 +105,12 @@ static void pinned_copy(clt_context *ctx, clt_tensor *t, size_t bytes, double *d
     cl_command_queue q = clt_context_cl_queue(ctx);
     cl_int err;
     cl_mem pin = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes, NULL, &err);
-    void *host = err == CL_SUCCESS
-                     ? clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes, 0, NULL,
-                                          NULL, &err)
-                     : NULL;
+    void *host = err == CL_SUCCESS ? clEnqueueMapBuffer(q, pin, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
+                                                        0, bytes, 0, NULL, NULL, &err)
+                                   : NULL;
     if (err != CL_SUCCESS) {
-        fprintf(stderr, "[rank %d] pinned buffer of %zu bytes: OpenCL error %d\n", rank, bytes, err);
+        fprintf(stderr, "[rank %d] pinned buffer of %zu bytes: OpenCL error %d\n", rank, bytes,
+                err);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     size_t off = 0;
@@ -133,10 +135,11 @@ static void pinned_copy(clt_context *ctx, clt_tensor *t, size_t bytes, double *d
     clReleaseMemObject(pin);
 }
 
-static void bench_allreduce(clt_context *ctx, clt_dist_comm *comm, size_t max_bytes, int json)
+static void bench_allreduce(clt_context *ctx, clt_dist_comm *comm, size_t max_bytes)
 {
-    if (rank == 0 && !json)
-        printf("| case | ranks | time (ms) | algbw GB/s | busbw GB/s | pinned d2h GB/s | pinned h2d GB/s "
+    if (rank == 0)
+        printf("| case | ranks | time (ms) | algbw GB/s | busbw GB/s | pinned d2h GB/s | pinned "
+               "h2d GB/s "
                "| vs bound |\n|---|---|---|---|---|---|---|---|\n");
     for (size_t bytes = 4096; bytes <= max_bytes; bytes *= 4) {
         int64_t n = (int64_t)(bytes / 4);
@@ -157,14 +160,15 @@ static void bench_allreduce(clt_context *ctx, clt_dist_comm *comm, size_t max_by
         double alg = (double)bytes / secs / 1e9, bus = alg * 2.0 * (size - 1) / size;
         double bound = (double)bytes / (d2h > h2d ? d2h : h2d) / 1e9;
         if (rank == 0) {
-            if (json)
-                printf("{\"suite\":\"dist\",\"case\":\"allreduce/%zu\",\"ranks\":%d,\"ms\":%.4f,"
-                       "\"algbw_gbs\":%.3f,\"busbw_gbs\":%.3f,\"pinned_d2h_gbs\":%.3f,"
-                       "\"pinned_h2d_gbs\":%.3f,\"vs_bound\":%.3f}\n",
-                       bytes, size, secs * 1e3, alg, bus, bytes / d2h / 1e9, bytes / h2d / 1e9, alg / bound);
-            else
-                printf("| allreduce/%zu | %d | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", bytes, size,
-                       secs * 1e3, alg, bus, bytes / d2h / 1e9, bytes / h2d / 1e9, alg / bound);
+            if (jf)
+                fprintf(jf,
+                        "{\"suite\":\"dist\",\"case\":\"allreduce/%zu\",\"ranks\":%d,\"ms\":%.4f,"
+                        "\"algbw_gbs\":%.3f,\"busbw_gbs\":%.3f,\"pinned_d2h_gbs\":%.3f,"
+                        "\"pinned_h2d_gbs\":%.3f,\"vs_bound\":%.3f}\n",
+                        bytes, size, secs * 1e3, alg, bus, bytes / d2h / 1e9, bytes / h2d / 1e9,
+                        alg / bound);
+            printf("| allreduce/%zu | %d | %.3f | %.2f | %.2f | %.2f | %.2f | %.2f |\n", bytes,
+                   size, secs * 1e3, alg, bus, bytes / d2h / 1e9, bytes / h2d / 1e9, alg / bound);
             fflush(stdout);
         }
         clt_tensor_free(t);
@@ -195,11 +199,12 @@ static double time_steps(clt_context *ctx, clt_mlp *net, clt_dist_dp *dp, const 
     return slowest((now() - t0) / steps);
 }
 
-static void bench_dp(clt_context *ctx, clt_dist_comm *comm, int json)
+static void bench_dp(clt_context *ctx, clt_dist_comm *comm)
 {
     const int64_t cases[][2] = {{64, 2048}, {128, 4096}}; /* width, per-rank batch */
-    if (rank == 0 && !json)
-        printf("\n| case | ranks | params | local step (ms) | dp step (ms) | traffic (ms) | compute/traffic "
+    if (rank == 0)
+        printf("\n| case | ranks | params | local step (ms) | dp step (ms) | traffic (ms) | "
+               "compute/traffic "
                "| weak-scaling eff. |\n|---|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         int64_t w = cases[k][0], b = cases[k][1];
@@ -242,15 +247,17 @@ static void bench_dp(clt_context *ctx, clt_dist_comm *comm, int json)
         }
         double traffic = time_steps(ctx, net, dp, x, y, m, v, 2, steps);
         if (rank == 0) {
-            if (json)
-                printf("{\"suite\":\"dist\",\"case\":\"dp_step/%lldx%lld\",\"ranks\":%d,\"params\":%lld,"
-                       "\"local_ms\":%.4f,\"dp_ms\":%.4f,\"traffic_ms\":%.4f,\"efficiency\":%.3f}\n",
-                       (long long)w, (long long)b, size, (long long)np, local * 1e3, dps * 1e3,
-                       traffic * 1e3, local / dps);
-            else
-                printf("| dp_step/%lldx%lld | %d | %lld | %.3f | %.3f | %.3f | %.1f | %.3f |\n", (long long)w,
-                       (long long)b, size, (long long)np, local * 1e3, dps * 1e3, traffic * 1e3,
-                       local / traffic, local / dps);
+            if (jf)
+                fprintf(
+                    jf,
+                    "{\"suite\":\"dist\",\"case\":\"dp_step/"
+                    "%lldx%lld\",\"ranks\":%d,\"params\":%lld,"
+                    "\"local_ms\":%.4f,\"dp_ms\":%.4f,\"traffic_ms\":%.4f,\"efficiency\":%.3f}\n",
+                    (long long)w, (long long)b, size, (long long)np, local * 1e3, dps * 1e3,
+                    traffic * 1e3, local / dps);
+            printf("| dp_step/%lldx%lld | %d | %lld | %.3f | %.3f | %.3f | %.1f | %.3f |\n",
+                   (long long)w, (long long)b, size, (long long)np, local * 1e3, dps * 1e3,
+                   traffic * 1e3, local / traffic, local / dps);
             fflush(stdout);
         }
         clt_dist_dp_free(dp);
@@ -286,11 +293,12 @@ static double time_pinn(clt_context *ctx, pinn_net *net, clt_dist_dp *dp, int mo
     return slowest((now() - t0) / steps);
 }
 
-static void bench_dp_pinn(clt_context *ctx, clt_dist_comm *comm, int json)
+static void bench_dp_pinn(clt_context *ctx, clt_dist_comm *comm)
 {
     const int64_t cases[][3] = {{4096, 16, 64}, {4096, 16, 128}}; /* per-rank points, F, width */
-    if (rank == 0 && !json)
-        printf("\n| case | ranks | params | local step (ms) | dp, overlapped (ms) | dp, after backward (ms) "
+    if (rank == 0)
+        printf("\n| case | ranks | params | local step (ms) | dp, overlapped (ms) | dp, after "
+               "backward (ms) "
                "| weak-scaling eff. |\n|---|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         pinn_net *net = NULL;
@@ -309,16 +317,18 @@ static void bench_dp_pinn(clt_context *ctx, clt_dist_comm *comm, int json)
             after = c < after ? c : after;
         }
         if (rank == 0) {
-            if (json)
-                printf("{\"suite\":\"dist\",\"case\":\"dp_pinn/%lldx%lld\",\"ranks\":%d,\"params\":%lld,"
-                       "\"buckets\":%d,\"local_ms\":%.4f,\"dp_overlap_ms\":%.4f,\"dp_after_ms\":%.4f,"
-                       "\"efficiency\":%.3f}\n",
-                       (long long)cases[k][2], (long long)cases[k][0], size, (long long)net->nparams,
-                       clt_dist_dp_buckets(dp), local * 1e3, over * 1e3, after * 1e3, local / over);
-            else
-                printf("| dp_pinn/%lldx%lld (%d buckets) | %d | %lld | %.3f | %.3f | %.3f | %.3f |\n",
-                       (long long)cases[k][2], (long long)cases[k][0], clt_dist_dp_buckets(dp), size,
-                       (long long)net->nparams, local * 1e3, over * 1e3, after * 1e3, local / over);
+            if (jf)
+                fprintf(
+                    jf,
+                    "{\"suite\":\"dist\",\"case\":\"dp_pinn/"
+                    "%lldx%lld\",\"ranks\":%d,\"params\":%lld,"
+                    "\"buckets\":%d,\"local_ms\":%.4f,\"dp_overlap_ms\":%.4f,\"dp_after_ms\":%.4f,"
+                    "\"efficiency\":%.3f}\n",
+                    (long long)cases[k][2], (long long)cases[k][0], size, (long long)net->nparams,
+                    clt_dist_dp_buckets(dp), local * 1e3, over * 1e3, after * 1e3, local / over);
+            printf("| dp_pinn/%lldx%lld (%d buckets) | %d | %lld | %.3f | %.3f | %.3f | %.3f |\n",
+                   (long long)cases[k][2], (long long)cases[k][0], clt_dist_dp_buckets(dp), size,
+                   (long long)net->nparams, local * 1e3, over * 1e3, after * 1e3, local / over);
             fflush(stdout);
         }
         clt_dist_dp_free(dp);
@@ -329,29 +339,39 @@ static void bench_dp_pinn(clt_context *ctx, clt_dist_comm *comm, int json)
 int bench_dist_main(int argc, char **argv)
 {
     size_t max_bytes = (size_t)256 << 20;
-    int json = 0, skip_allreduce = 0, skip_dp = 0;
+    const char *json_path = NULL;
+    int skip_allreduce = 0, skip_dp = 0;
     for (int i = 1; i < argc; i++) { /* every argument checked before MPI starts */
         char *end = NULL;
-        if (strcmp(argv[i], "--json") == 0)
-            json = 1;
+        if (strcmp(argv[i], "--json") == 0 && i + 1 < argc)
+            json_path = argv[++i];
         else if (strcmp(argv[i], "--suite=dist") == 0)
             continue;
-        else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc && strcmp(argv[i + 1], "dist") == 0)
+        else if (strcmp(argv[i], "--suite") == 0 && i + 1 < argc &&
+                 strcmp(argv[i + 1], "dist") == 0)
             i++;
         else if (strncmp(argv[i], "--max-bytes=", 12) == 0 &&
-                 (max_bytes = (size_t)strtoull(argv[i] + 12, &end, 0)) >= 4096 && end && *end == '\0')
+                 (max_bytes = (size_t)strtoull(argv[i] + 12, &end, 0)) >= 4096 && end &&
+                 *end == '\0')
             continue;
         else if (strcmp(argv[i], "--case=allreduce") == 0)
             skip_dp = 1;
         else if (strcmp(argv[i], "--case=dp_step") == 0)
             skip_allreduce = 1;
         else {
-            fprintf(stderr, "clt-bench: --suite dist takes --json, --max-bytes=N (>= 4096), "
-                            "--case=allreduce or --case=dp_step; not '%s'\n", argv[i]);
+            fprintf(stderr,
+                    "clt-bench: --suite dist takes --json FILE, --max-bytes=N (>= 4096), "
+                    "--case=allreduce or --case=dp_step; not '%s'\n",
+                    argv[i]);
             return 1;
         }
     }
     MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0 && json_path && !(jf = fopen(json_path, "w"))) {
+        fprintf(stderr, "clt-bench: --json: cannot write %s\n", json_path);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* One GPU per rank on a multi-GPU node: without CLT_DEVICE, rank r of a node takes GPU
@@ -385,20 +405,22 @@ int bench_dist_main(int argc, char **argv)
     }
     clt_device_info info;
     clt_context_device_info(ctx, &info);
-    if (rank == 0 && !json)
+    if (rank == 0)
         printf("clt-bench --suite dist: %d ranks, rank 0 on device %d %s (%s)%s\n\n", size,
                info.global_index, info.device_name, info.platform_name,
                sel[0] ? ", one GPU per rank of a node" : "");
     clt_dist_comm *comm = NULL;
     CHECK(clt_dist_comm_create(ctx, MPI_COMM_WORLD, NULL, &comm));
     if (!skip_allreduce)
-        bench_allreduce(ctx, comm, max_bytes, json);
+        bench_allreduce(ctx, comm, max_bytes);
     if (!skip_dp) {
-        bench_dp(ctx, comm, json);
-        bench_dp_pinn(ctx, comm, json);
+        bench_dp(ctx, comm);
+        bench_dp_pinn(ctx, comm);
     }
     clt_dist_comm_free(comm);
     clt_context_free(ctx);
+    if (jf)
+        fclose(jf);
     MPI_Finalize();
     return 0;
 }

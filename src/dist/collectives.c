@@ -82,6 +82,8 @@ clt_status clt_dist_allreduce_async(clt_dist_comm *comm, clt_tensor *t, clt_dist
     if (st != CLT_SUCCESS)
         return st;
     d->red = op;
+    if (comm->size == 1)
+        d->n = 0; /* the sum or mean over one rank is t itself: nothing to move */
     return clt__dist_start(d, who, out);
 }
 
@@ -108,6 +110,8 @@ clt_status clt_dist_broadcast_async(clt_dist_comm *comm, clt_tensor *t, int root
     if (st != CLT_SUCCESS)
         return st;
     d->root = root;
+    if (comm->size == 1)
+        d->n = 0; /* the root is the only rank */
     return clt__dist_start(d, who, out);
 }
 
