@@ -69,8 +69,8 @@ typedef enum clt_dist_op {
 
 /** Settings of a communicator (clt_dist_options_init, then change what you need). */
 typedef struct clt_dist_options {
-    size_t chunk_bytes; /**< pipeline granularity, >= 4096 and a multiple of 4 (default 4 MiB,
-                             $CLT_DIST_CHUNK_BYTES) */
+    size_t chunk_bytes; /**< pipeline granularity, >= 4096 and a multiple of 4, or 0 (the default,
+                             unless $CLT_DIST_CHUNK_BYTES): 1 MiB on CPU devices, 4 MiB on others */
     int window;         /**< chunks exchanged at once (all collectives of the communicator together),
                              1..32 (default 4) */
     double timeout_s;   /**< seconds without progress before a collective fails, > 0 (default 60,
