@@ -11,6 +11,7 @@
 #include "cltensor_fft.h"
 #include "cltensor_gemm.h"
 #include "cltensor_mlp.h"
+#include "cltensor_multi.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"
 #include "cltensor_train.h"
