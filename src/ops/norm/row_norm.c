@@ -146,11 +146,11 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
         off.s[a] = clt__f32_off(t[a]);
     cl_ulong4 dims = {{g->R, g->L, g->S, g->G}};
     if ((t[6] || t[7]) && g->P > 0) {
-        int segs = g->S > 1 || g->G > 1;
+        int segs = g->S > 1 || g->G > 1, cpu = clt__cpu_style(ctx);
         cl_kernel k;
         size_t wg;
-        if ((st = clt__norm_kernel(ctx, "norm", segs ? "rownorm_dparams_segs" : "rownorm_dparams_cols",
-                                   who, &k, &wg)) != CLT_SUCCESS)
+        const char *name = segs ? "rownorm_dparams_segs" : cpu ? "rownorm_dparams_cols16" : "rownorm_dparams_cols";
+        if ((st = clt__norm_kernel(ctx, "norm", name, who, &k, &wg)) != CLT_SUCCESS)
             return st;
         cl_uint flags = rms | (t[7] ? F_BETA : 0) | (t[6] ? F_SAVE : 0);
         static const int order[6] = {0, 1, 3, 4, 6, 7};
@@ -164,8 +164,9 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
         if (segs)
             st = clt__norm_launch_groups(ctx, k, g->P, wg, who);
         else {
-            size_t local = clt__fit_local(ctx, k, 64);
-            size_t global = (size_t)((g->P + local - 1) / local) * local;
+            uint64_t items = cpu ? (g->P + 15) / 16 : g->P; /* cols16: a block of 16 columns each */
+            size_t local = clt__fit_local(ctx, k, cpu ? 1 : 64);
+            size_t global = (size_t)((items + local - 1) / local) * local;
             st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
         }
         if (st != CLT_SUCCESS)
