@@ -103,7 +103,7 @@ static void check_bn(clt_context *ctx, int ndim, const int64_t *shape, int train
         float gg, gb;
         read_f(tdg, g4[0]), read_f(tdb, g4[1]);
         gg = g4[0][c], gb = g4[1][c];
-        ck_assert_msg(fabs(gg - rdg[c]) <= (4 * EPS * (M + 8) + tol) * (abs_dg + 1e-30), "bn dgamma[%lld] %.9g want %.9g",
+        ck_assert_msg(fabs(gg - rdg[c]) <= (4 * EPS * (M + 8) + tol) * (abs_dg + 1e-30) + 4 * tol * abs_db, "bn dgamma[%lld] %.9g want %.9g",
                       (long long)c, gg, rdg[c]);
         ck_assert_msg(fabs(gb - rdb[c]) <= 4 * EPS * (M + 8) * (abs_db + 1e-30), "bn dbeta[%lld] %.9g want %.9g",
                       (long long)c, gb, rdb[c]);
