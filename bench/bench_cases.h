@@ -80,6 +80,7 @@ extern const bench_suite bench_suite_gemm;
 extern const bench_suite bench_suite_conv;
 extern const bench_suite bench_suite_pinn;
 extern const bench_suite bench_suite_fft;
+extern const bench_suite bench_suite_attention;
 
 /* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
  * their op family. */

@@ -29,7 +29,7 @@ try:
 except ImportError:
     torch = None
 
-SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft"]
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -55,6 +55,15 @@ FFT_GPU_ONLY = {"fft_c2c/16777216x1"}
 FFT_BATCHED = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 1000, 1536, 85]
 FFT_BATCHED_TOTAL_GPU, FFT_BATCHED_TOTAL_CPU = 512 << 20, 32 << 20
 FNO_CASE = (8, 32, 64, 64, 16, 16)  # B, channels, H, W, m1, m2
+# attention suite (bench/suite_attention.c): (name, b, h, s, d, backward, causal, gpu only)
+ATTENTION_CASES = [("attention_forward/b8h8s1024d64", 8, 8, 1024, 64, 0, 0, 1),
+                   ("attention_backward/b8h8s1024d64", 8, 8, 1024, 64, 1, 0, 1),
+                   ("attention_forward/b32h12s512d64", 32, 12, 512, 64, 0, 0, 1),
+                   ("attention_backward/b32h12s512d64", 32, 12, 512, 64, 1, 0, 1),
+                   ("attention_forward_causal/b8h8s1024d64", 8, 8, 1024, 64, 0, 1, 1),
+                   ("attention_backward_causal/b8h8s1024d64", 8, 8, 1024, 64, 1, 1, 1),
+                   ("attention_forward/b2h4s256d64", 2, 4, 256, 64, 0, 0, 0),
+                   ("attention_backward/b2h4s256d64", 2, 4, 256, 64, 1, 0, 0)]
 
 
 class Bench:
@@ -362,6 +371,21 @@ class Peer:
             return Bench(spectral, note="reference FNO SpectralConv2d, eager")
         return Bench(lambda: F.gelu(spectral() + conv(x)), note="spectral + 1x1 conv, GELU, eager")
 
+    def attention(self, b, h, s, d, backward, causal):
+        """F.scaled_dot_product_attention in fp32 (PyTorch picks its backend: flash needs f16/bf16,
+        so fp32 runs memory-efficient attention on CUDA); FLOP as bench/suite_attention.c counts."""
+        q, k, v = (self.rand(b, h, s, d).requires_grad_(backward == 1) for _ in range(3))
+        flop = 4.0 * b * h * s * s * d * (2.5 if backward else 1.0) * (0.5 if causal else 1.0)
+        if not backward:
+            def fwd():
+                with torch.no_grad():
+                    F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+            return Bench(fwd, flop, "gflops", "F.scaled_dot_product_attention fp32")
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+        dout = self.rand(b, h, s, d)
+        return Bench(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), flop,
+                     "gflops", "autograd.grad of F.scaled_dot_product_attention fp32")
+
     # ------------------------------------------------------------------ the case list
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
@@ -415,6 +439,9 @@ class Peer:
             b, c, h, w, m1, _ = FNO_CASE
             out.append((f"fno_spectral_conv/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(False)))
             out.append((f"fno_layer/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(True)))
+        elif suite == "attention":
+            out += [(name, lambda a=(b, h, s, d, bw, ca): self.attention(*a))
+                    for name, b, h, s, d, bw, ca, gpu in ATTENTION_CASES if not (cpu and gpu)]
         return out
 
 
