@@ -381,7 +381,8 @@ class Peer:
                 with torch.no_grad():
                     F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
             return Bench(fwd, flop, "gflops", "F.scaled_dot_product_attention fp32")
-        out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+        with torch.enable_grad():  # the runner measures under no_grad
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
         dout = self.rand(b, h, s, d)
         return Bench(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), flop,
                      "gflops", "autograd.grad of F.scaled_dot_product_attention fp32")
