@@ -15,5 +15,8 @@
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"
 #include "cltensor_train.h"
+#include "cltensor_layout.h"
+#include "cltensor_index.h"
+#include "cltensor_random.h"
 
 #endif /* CLTENSOR_ALL_H */

@@ -29,7 +29,7 @@ try:
 except ImportError:
     torch = None
 
-SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention"]
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention", "ops"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -64,6 +64,25 @@ ATTENTION_CASES = [("attention_forward/b8h8s1024d64", 8, 8, 1024, 64, 0, 0, 1),
                    ("attention_backward_causal/b8h8s1024d64", 8, 8, 1024, 64, 1, 1, 1),
                    ("attention_forward/b2h4s256d64", 2, 4, 256, 64, 0, 0, 0),
                    ("attention_backward/b2h4s256d64", 2, 4, 256, 64, 1, 0, 0)]
+
+
+# The ops suite (bench/suite_ops.c): (op, shape name, parameters).
+OPS_CASES = [("permute_0213", "8x1024x8x64", (8, 1024, 8, 64)),
+             ("transpose_last2", "64x512x64", (64, 512, 64)),
+             ("transpose_last2", "1x4096x4096", (1, 4096, 4096)),
+             ("slice_step2", "4096x4096", (4096, 4096)),
+             ("concat3_last", "8x1024x256", (8, 1024, 256)),
+             ("pad_reflect", "8x64x56x56", (8, 64, 56, 56)),
+             ("bias_grad", "8192x512", (8192, 512)),
+             ("embedding", "512x128x1024", (512, 128, 1024)),
+             ("embedding_backward_atomic", "512x128x1024", (512, 128, 1024)),
+             ("embedding_backward_det", "512x128x1024", (512, 128, 1024)),
+             ("masked_fill_causal", "64x512", (64, 512)),
+             ("topk", "64x32000k64", (64, 32000, 64)),
+             ("topk", "64x32000k1", (64, 32000, 1)),
+             ("dropout", "16777216", (16777216,)),
+             ("random_uniform", "16777216", (16777216,)),
+             ("random_normal", "16777216", (16777216,))]
 
 
 class Bench:
@@ -388,6 +407,58 @@ class Peer:
                      "gflops", "autograd.grad of F.scaled_dot_product_attention fp32")
 
     # ------------------------------------------------------------------ the case list
+    def layout_index_random(self, op, p):
+        """The ops suite (bench/suite_ops.c): same shapes, outputs preallocated where torch has out=."""
+        F = torch.nn.functional
+        if op == "permute_0213":
+            x, o = self.rand(*p), self.empty(p[0], p[2], p[1], p[3])
+            return Bench(lambda: o.copy_(x.permute(0, 2, 1, 3)), 8.0 * x.numel(), "gbps")
+        if op == "transpose_last2":
+            x, o = self.rand(*p), self.empty(p[0], p[2], p[1])
+            return Bench(lambda: o.copy_(x.transpose(1, 2)), 8.0 * x.numel(), "gbps")
+        if op == "slice_step2":
+            x, o = self.rand(*p), self.empty((p[0] + 1) // 2, (p[1] + 1) // 2)
+            return Bench(lambda: o.copy_(x[::2, ::2]), 8.0 * o.numel(), "gbps")
+        if op == "concat3_last":
+            xs, o = [self.rand(*p) for _ in range(3)], self.empty(p[0], p[1], 3 * p[2])
+            return Bench(lambda: torch.cat(xs, -1, out=o), 8.0 * o.numel(), "gbps")
+        if op == "pad_reflect":
+            x = self.rand(*p)
+            return Bench(lambda: F.pad(x, (1, 1, 1, 1), mode="reflect"),
+                         4.0 * p[0] * p[1] * (p[2] * p[3] + (p[2] + 2) * (p[3] + 2)), "gbps")
+        if op == "bias_grad":
+            dy, o = self.rand(*p), self.empty(p[1])
+            return Bench(lambda: torch.sum(dy, 0, out=o), 4.0 * dy.numel() + 4.0 * p[1], "gbps")
+        if op.startswith("embedding"):
+            v, d, t = p
+            ids = torch.randint(0, v, (t,), device=self.device)
+            if op == "embedding":
+                w, o = self.rand(v, d), self.empty(t, d)
+                return Bench(lambda: torch.index_select(w, 0, ids, out=o), 8.0 * t * d + 4.0 * t, "gbps")
+            dy = self.rand(t, d)
+            det = op == "embedding_backward_det"
+            return Bench(lambda: torch.ops.aten.embedding_dense_backward(dy, ids, v, -1, False),
+                         8.0 * t * d + 4.0 * t + 4.0 * v * d, "gbps",
+                         "embedding_dense_backward" + (" (torch is deterministic by default)" if det else ""))
+        if op == "masked_fill_causal":
+            bh, s = p
+            x = self.rand(bh, s, s)
+            m = torch.ones(s, s, device=self.device, dtype=torch.bool).triu(1)
+            return Bench(lambda: x.masked_fill(m, -1e30), 8.0 * x.numel() + 4.0 * s * s, "gbps")
+        if op == "topk":
+            r, n, k = p
+            x, v, i = self.rand(r, n), self.empty(r, k), self.empty(r, k, dtype=torch.int64)
+            return Bench(lambda: torch.topk(x, k, -1, out=(v, i)), 4.0 * r * n + 8.0 * r * k, "gbps")
+        if op == "dropout":
+            x = self.rand(p[0])
+            return Bench(lambda: torch.native_dropout(x, 0.1, True), 9.0 * p[0], "gbps")
+        o = self.empty(p[0])
+        if op == "random_uniform":
+            return Bench(lambda: o.uniform_(), 4.0 * p[0], "gbps")
+        if op == "random_normal":
+            return Bench(lambda: o.normal_(), 4.0 * p[0], "gbps")
+        raise KeyError(op)
+
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
         cpu = not self.cuda
@@ -443,6 +514,9 @@ class Peer:
         elif suite == "attention":
             out += [(name, lambda a=(b, h, s, d, bw, ca): self.attention(*a))
                     for name, b, h, s, d, bw, ca, gpu in ATTENTION_CASES if not (cpu and gpu)]
+        elif suite == "ops":
+            out += [(f"{op}/{name}", lambda op=op, p=p: self.layout_index_random(op, p))
+                    for op, name, p in OPS_CASES]
         return out
 
 
