@@ -88,17 +88,44 @@ void gpt_init_params(const gpt_config *c, uint64_t seed, float *params)
     fill(params + l.wlm, d * (size_t)c->vocab, 0.02, &s);
 }
 
-/* out[n, m] (+)= a[n, k] b[k, m], with a and/or b read transposed (a^T stored [k, n], b^T [m, k]). */
+/* out[n, m] (+)= a[n, k] b[k, m], with a and/or b read transposed (a^T stored [k, n], b^T [m, k]).
+ * Transposed operands are copied to row-major first so the inner loop runs along rows. */
 static void matmul(const double *a, int ta, const double *b, int tb, double *out, size_t n,
                    size_t k, size_t m, int accumulate)
 {
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = 0; j < m; j++) {
-            double s = accumulate ? out[i * m + j] : 0.0;
+    double *at = NULL, *bt = NULL;
+    if (ta) {
+        at = malloc(n * k * sizeof(double) + 1);
+        if (!at)
+            abort();
+        for (size_t p = 0; p < k; p++)
+            for (size_t i = 0; i < n; i++)
+                at[i * k + p] = a[p * n + i];
+        a = at;
+    }
+    if (tb) {
+        bt = malloc(k * m * sizeof(double) + 1);
+        if (!bt)
+            abort();
+        for (size_t j = 0; j < m; j++)
             for (size_t p = 0; p < k; p++)
-                s += (ta ? a[p * n + i] : a[i * k + p]) * (tb ? b[j * k + p] : b[p * m + j]);
-            out[i * m + j] = s;
+                bt[p * m + j] = b[j * k + p];
+        b = bt;
+    }
+    for (size_t i = 0; i < n; i++) {
+        double *o = out + i * m;
+        if (!accumulate)
+            for (size_t j = 0; j < m; j++)
+                o[j] = 0.0;
+        for (size_t p = 0; p < k; p++) {
+            double s = a[i * k + p];
+            const double *br = b + p * m;
+            for (size_t j = 0; j < m; j++)
+                o[j] += s * br[j];
         }
+    }
+    free(at);
+    free(bt);
 }
 
 static void add_bias(double *x, const double *bias, size_t n, size_t m)
