@@ -5,66 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void cnn_layout_of(cnn_layout *l)
-{
-    size_t at = 0;
-#define TAKE(f, n) (l->f = at, at += (n))
-    TAKE(w1, CNN_C1 * CNN_IN_C * 9);
-    TAKE(g1, CNN_C1);
-    TAKE(b1, CNN_C1);
-    TAKE(w2, CNN_C1 * CNN_C1 * 9);
-    TAKE(g2, CNN_C1);
-    TAKE(b2, CNN_C1);
-    TAKE(w3, CNN_C1 * CNN_C1 * 9);
-    TAKE(g3, CNN_C1);
-    TAKE(b3, CNN_C1);
-    TAKE(w4, CNN_C4 * CNN_C1 * 9);
-    TAKE(g4, CNN_C4);
-    TAKE(b4, CNN_C4);
-    TAKE(wfc, CNN_C4 * CNN_CLASSES);
-    TAKE(bfc, CNN_CLASSES);
-#undef TAKE
-    l->total = at;
-}
-
-static uint64_t splitmix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static double normal(uint64_t *s)
-{
-    double u1 = ((double)(splitmix(s) >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = (double)(splitmix(s) >> 11) / 9007199254740992.0;
-    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-void cnn_init_params(uint64_t seed, float *p)
-{
-    cnn_layout l;
-    cnn_layout_of(&l);
-    uint64_t s = seed;
-    const size_t w[4] = {l.w1, l.w2, l.w3, l.w4}, g[4] = {l.g1, l.g2, l.g3, l.g4};
-    const size_t b[4] = {l.b1, l.b2, l.b3, l.b4};
-    const int cin[4] = {CNN_IN_C, CNN_C1, CNN_C1, CNN_C1}, cout[4] = {CNN_C1, CNN_C1, CNN_C1, CNN_C4};
-    for (int i = 0; i < 4; i++) {
-        double sd = sqrt(2.0 / (cin[i] * 9));
-        for (int e = 0; e < cout[i] * cin[i] * 9; e++)
-            p[w[i] + (size_t)e] = (float)(sd * normal(&s));
-        for (int c = 0; c < cout[i]; c++) {
-            p[g[i] + (size_t)c] = 1.0f;
-            p[b[i] + (size_t)c] = 0.0f;
-        }
-    }
-    for (int e = 0; e < CNN_C4 * CNN_CLASSES; e++)
-        p[l.wfc + (size_t)e] = (float)(normal(&s) / sqrt((double)CNN_C4));
-    for (int e = 0; e < CNN_CLASSES; e++)
-        p[l.bfc + (size_t)e] = 0.0f;
-}
-
 typedef struct shape4 {
     int n, c, h, w;
 } shape4;
