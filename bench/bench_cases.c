@@ -8,6 +8,8 @@ const bench_suite *const bench_suites[] = {
     &bench_suite_gemm,     &bench_suite_conv, &bench_suite_pinn,
     &bench_suite_fft,
     &bench_suite_attention,
+    &bench_suite_transformer,
+    &bench_suite_cnn,
     &bench_suite_ops,
 };
 const int bench_suite_count = (int)(sizeof bench_suites / sizeof bench_suites[0]);
