@@ -44,7 +44,9 @@
 #define ATT_BN 32 // key rows per tile
 #endif
 #ifndef ATT_UNROLL
-#define ATT_UNROLL 1 // unroll loops (GPU: private arrays in registers; CPU: 0, compile time)
+#define ATT_UNROLL 1 // unroll loops (GPU: private arrays in registers; CPU: 0, compile time).
+                     // Plain #if around each #pragma: no _Pragma, which not every OpenCL
+                     // front end takes
 #endif
 #ifndef ATT_ALIGNED
 #define ATT_ALIGNED 0 // every tensor offset is a multiple of 4 floats
@@ -58,15 +60,6 @@
 #endif
 
 #define D4 (ATT_D / 4)
-#if ATT_UNROLL
-#define ROWS_UNROLL _Pragma("unroll")
-#define ROWS_UNROLL_SOME _Pragma("unroll 4")
-#define DIMS_UNROLL _Pragma("unroll")
-#else
-#define ROWS_UNROLL _Pragma("unroll 1")
-#define ROWS_UNROLL_SOME _Pragma("unroll 1")
-#define DIMS_UNROLL _Pragma("unroll 1")
-#endif
 #define OWN_STRIDE (D4 + 1) /* float4s per padded own row in local memory */
 
 #if ATT_ALIGNED
@@ -114,7 +107,11 @@ attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulo
     const ulong kbase = (ulong)bh * sk * D4;
 
     float4 qr[D4], acc[D4];
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++) {
         qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
         acc[c] = (float4)(0.0f);
@@ -136,10 +133,18 @@ DIMS_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
         float s[ATT_BN];
         float tile_max = -INFINITY;
-        ROWS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
         for (int jj = 0; jj < ATT_BN; jj++) {
             float4 a = (float4)(0.0f);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++)
                 a = fma(qr[c], ks[jj * D4 + c], a);
             uint j = j0 + jj;
@@ -152,14 +157,26 @@ DIMS_UNROLL
             continue; /* nothing visible yet: the state stays empty */
         float alpha = exp2(m - m_new);
         l *= alpha;
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
         for (int c = 0; c < D4; c++)
             acc[c] *= alpha;
-        ROWS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
         for (int jj = 0; jj < ATT_BN; jj++) {
             float p = exp2(s[jj] - m_new);
             l += p;
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++)
                 acc[c] = fma((float4)(p), vs[jj * D4 + c], acc[c]);
         }
@@ -168,7 +185,11 @@ DIMS_UNROLL
     if (!live)
         return;
     float inv = l > 0.0f ? 1.0f / l : 0.0f;
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++)
         STORE4(acc[c] * inv, out, out_off, qrow + c);
     if (write_lse)
@@ -199,7 +220,11 @@ attention_bwd_dq(__global const float *q, ulong q_off, __global const float *k, 
 
     float4 qr[D4], dor[D4], acc[D4];
     float4 delta4 = (float4)(0.0f);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++) {
         qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
         dor[c] = live ? LOAD4(d_o, do_off, qrow + c) : (float4)(0.0f);
@@ -224,10 +249,18 @@ DIMS_UNROLL
             vs[e] = vv;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        ROWS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
         for (int jj = 0; jj < ATT_BN; jj++) {
             float4 a = (float4)(0.0f), b = (float4)(0.0f);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++) {
                 a = fma(qr[c], ks[jj * D4 + c], a);
                 b = fma(dor[c], vs[jj * D4 + c], b);
@@ -236,14 +269,22 @@ DIMS_UNROLL
             int visible = any && j < kend && (!causal || j <= i);
             float p = visible ? exp2(hsum4(a) - lse2) : 0.0f;
             float ds = p * (hsum4(b) - delta);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++)
                 acc[c] = fma((float4)(ds), ks[jj * D4 + c], acc[c]);
         }
     }
     if (!live)
         return;
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++)
         STORE4(acc[c] * scale, dq, dq_off, qrow + c);
 }
@@ -273,7 +314,11 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
     const ulong qbase = (ulong)bh * sq * D4;
 
     float4 dka[D4], dva[D4];
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++) {
         /* k is pre-scaled like q in the forward pass: s = (scale log2 e) q . k */
         kown[t * OWN_STRIDE + c] = seen ? LOAD4(k, k_off, krow + c) * scale_log2 : (float4)(0.0f);
@@ -315,10 +360,18 @@ DIMS_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!seen)
             continue;
-        ROWS_UNROLL_SOME
+#if ATT_UNROLL
+#pragma unroll 4
+#else
+#pragma unroll 1
+#endif
         for (int ii = 0; ii < ATT_BM; ii++) {
             float4 a = (float4)(0.0f), b = (float4)(0.0f);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++) {
                 a = fma(qs[ii * D4 + c], kown[t * OWN_STRIDE + c], a);
                 b = fma(dos[ii * D4 + c], vown[t * OWN_STRIDE + c], b);
@@ -328,7 +381,11 @@ DIMS_UNROLL
             int visible = i < sq && l2 != -INFINITY && (!causal || j <= i);
             float p = visible ? exp2(hsum4(a) - l2) : 0.0f;
             float ds = p * (hsum4(b) - deltas[ii]);
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
             for (int c = 0; c < D4; c++) {
                 dva[c] = fma((float4)(p), dos[ii * D4 + c], dva[c]);
                 dka[c] = fma((float4)(ds), qs[ii * D4 + c], dka[c]);
@@ -337,7 +394,11 @@ DIMS_UNROLL
     }
     if (!live)
         return;
-DIMS_UNROLL
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
     for (int c = 0; c < D4; c++) {
         STORE4(dka[c] * scale, dk, dk_off, krow + c);
         STORE4(dva[c], dv, dv_off, krow + c);

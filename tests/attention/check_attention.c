@@ -31,15 +31,18 @@ typedef struct att_case {
     int64_t view_offset;   /* > 0: every tensor a view at this element offset of a larger buffer */
 } att_case;
 
+/* Head dim 64 runs only on unaligned views (the vload4 path), 32 and 128 only aligned (float4
+ * pointers): one program per head dim keeps the cold compile time down (POCL compiles each for
+ * seconds), and the GPT model test shares the d32 one. */
 static const att_case cases[] = {
     {1, 1, 1, 1, 32, 0, 0.0f, 0, {0}, 0},
-    {2, 3, 17, 17, 64, 1, 0.0f, 0, {0}, 0},
+    {2, 3, 17, 17, 64, 1, 0.0f, 0, {0}, 2},
     {1, 2, 37, 23, 128, 0, 0.3f, 0, {0}, 0},
-    {1, 1, 23, 37, 128, 1, 0.0f, 0, {0}, 0},
+    {1, 1, 23, 37, 128, 1, 0.0f, 0, {0}, 4},
     {3, 1, 5, 70, 32, 0, 0.0f, 3, {3, 0, 1000}, 0},
-    {2, 2, 67, 67, 64, 1, 0.0f, 2, {50, -4}, 0},
-    {1, 2, 41, 29, 32, 1, -0.5f, 1, {19}, 3},
-    {2, 1, 131, 97, 64, 0, 0.0f, 0, {0}, 8},
+    {2, 2, 67, 67, 64, 1, 0.0f, 2, {50, -4}, 1},
+    {1, 2, 41, 29, 32, 1, -0.5f, 1, {19}, 8},
+    {2, 1, 131, 97, 64, 0, 0.0f, 0, {0}, 3},
 };
 #define N_CASES (sizeof cases / sizeof cases[0])
 
