@@ -98,6 +98,7 @@ clt_status bench_setup_sum(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_mean(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_max(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_softmax(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_softmax_backward(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_rowsum(bench_env *env, const bench_case *c, bench_run *out);
 /* clEnqueueCopyBuffer through clt_tensor_copy: the device's copy bandwidth, the yardstick of the
  * bandwidth-bound cases. */

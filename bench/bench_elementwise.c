@@ -6,7 +6,7 @@
 #include "bench_cases.h"
 
 typedef enum ew_kind { EW_ADD, EW_MUL, EW_RELU, EW_SIGMOID, EW_TANH, EW_CHAIN, EW_SUM, EW_MEAN,
-                       EW_MAX, EW_SOFTMAX, EW_ROWSUM, EW_COPY } ew_kind;
+                       EW_MAX, EW_SOFTMAX, EW_SOFTMAX_BWD, EW_ROWSUM, EW_COPY } ew_kind;
 
 typedef struct ew_state {
     ew_kind kind;
@@ -42,13 +42,17 @@ static clt_status ew_run(void *p)
     case EW_MEAN: return clt_reduce(CLT_REDUCE_MEAN, s->in[0], 0, NULL, 0, s->out);
     case EW_MAX: return clt_reduce(CLT_REDUCE_MAX, s->in[0], 0, NULL, 0, s->out);
     case EW_SOFTMAX: return clt_softmax(s->in[0], s->out);
+    case EW_SOFTMAX_BWD: return clt_softmax_backward(s->in[0], s->in[1], s->out);
     case EW_ROWSUM: return clt_rowsum(s->in[0], s->out);
     case EW_COPY: return clt_tensor_copy(s->out, s->in[0]);
     }
     return CLT_ERR_INVALID_ARGUMENT;
 }
 
-static int inputs_of(ew_kind k) { return k == EW_ADD || k == EW_MUL ? 2 : k == EW_CHAIN ? 3 : 1; }
+static int inputs_of(ew_kind k)
+{
+    return k == EW_ADD || k == EW_MUL || k == EW_SOFTMAX_BWD ? 2 : k == EW_CHAIN ? 3 : 1;
+}
 
 static clt_status ew_setup(bench_env *env, const bench_case *c, bench_run *out, ew_kind kind)
 {
@@ -56,7 +60,7 @@ static clt_status ew_setup(bench_env *env, const bench_case *c, bench_run *out, 
     if (!s)
         return CLT_ERR_OUT_OF_HOST_MEMORY;
     s->kind = kind;
-    int rowwise = kind == EW_SOFTMAX || kind == EW_ROWSUM;
+    int rowwise = kind == EW_SOFTMAX || kind == EW_SOFTMAX_BWD || kind == EW_ROWSUM;
     int64_t shape[2] = {c->p[0], c->p[1]};
     int ndim = rowwise ? 2 : 1;
     double n = rowwise ? (double)shape[0] * (double)shape[1] : (double)shape[0];
@@ -109,5 +113,6 @@ EW_SETUP(bench_setup_sum, EW_SUM)
 EW_SETUP(bench_setup_mean, EW_MEAN)
 EW_SETUP(bench_setup_max, EW_MAX)
 EW_SETUP(bench_setup_softmax, EW_SOFTMAX)
+EW_SETUP(bench_setup_softmax_backward, EW_SOFTMAX_BWD)
 EW_SETUP(bench_setup_rowsum, EW_ROWSUM)
 EW_SETUP(bench_setup_copy, EW_COPY)

@@ -14,6 +14,9 @@ static const bench_case conv_cases[] = {
     {"conv2d_backward_weight/n8c3h224o64k7s2", bench_setup_conv2d_backward_weight, {8, 3, 224, 224, 64, 7, 2, 3}, 0},
     {"conv2d_backward_input/n1c64h56o64k3s1", bench_setup_conv2d_backward_input, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
     {"conv2d_backward_weight/n1c64h56o64k3s1", bench_setup_conv2d_backward_weight, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    /* not in bench/README.md: a grad-weight GEMM (1024 x 9216) whose tile grid takes NVIDIA's 256x128
+     * config, split in k segments (gemm_tiled.c try_tiled: now on 128x128) */
+    {"conv2d_backward_weight/n8c1024h14o1024k3s1", bench_setup_conv2d_backward_weight, {8, 1024, 14, 14, 1024, 3, 1, 1}, 0},
     /* pooling (bench_pool.c): p = {n, c, h, w, k, stride, pad}; ResNet's stem pool and head */
     {"maxpool2d/n8c64h112k3s2", bench_setup_maxpool2d, {8, 64, 112, 112, 3, 2, 1}, 0},
     {"maxpool2d_backward/n8c64h112k3s2", bench_setup_maxpool2d_backward, {8, 64, 112, 112, 3, 2, 1}, 0},

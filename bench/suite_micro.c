@@ -23,6 +23,11 @@ static const bench_case micro_cases[] = {
     MICRO_SIZES("chain_relu_mul_add", bench_setup_chain_relu_mul_add),
     MICRO_ROWS("softmax", bench_setup_softmax),
     MICRO_ROWS("rowsum", bench_setup_rowsum),
+    /* not in bench/README.md: the backward's long rows, on either side of the 16384 elements a
+     * group keeps in registers (softmax.c BWD_MAX_GROUP_ELEMENTS; y and dy are random: the time
+     * does not depend on the values) */
+    {"softmax_backward/64x16384", bench_setup_softmax_backward, {64, 16384}, 0},
+    {"softmax_backward/64x32768", bench_setup_softmax_backward, {64, 32768}, 0},
     /* not in bench/README.md: the copy-bandwidth yardstick for the 16M cases */
     {"copy/16777216", bench_setup_copy, {16777216}, 0},
 };

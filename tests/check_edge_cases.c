@@ -235,6 +235,51 @@ START_TEST(multi_stage_conv_checks_every_stage_first)
 }
 END_TEST
 
+/* The same for the weight gradient's multi-stage paths (Winograd: transform, GEMM, output; column
+ * GEMM: column copy, GEMM): a GEMM that cannot build fails the op before its first stage ran, dw
+ * intact. */
+START_TEST(multi_stage_conv_backward_checks_every_stage_first)
+{
+    static const char *variants[2] = {"winograd", "colgemm"};
+    char *kdir = tu_make_temp_dir();
+    tu_write_kernel_tree(kdir, "gemm/");
+    char *saved_dir = tu_env_save("CLT_KERNEL_DIR");
+    char *saved_var = tu_env_save("CLT_CONVB_WEIGHT_VARIANT");
+    setenv("CLT_KERNEL_DIR", kdir, 1);
+    for (int v = 0; v < 2; v++) {
+        setenv("CLT_CONVB_WEIGHT_VARIANT", variants[v], 1);
+        clt_context *ctx = tu_profiled_context();
+        const int64_t xs[4] = {2, 8, 12, 12}, dys[4] = {2, 8, 10, 10}, ws[4] = {8, 8, 3, 3};
+        clt_tensor *x = tu_uniform_1d(ctx, 2 * 8 * 12 * 12), *dy = tu_uniform_1d(ctx, 2 * 8 * 10 * 10);
+        clt_tensor *x4, *dy4, *dw;
+        TU_OK(clt_tensor_reshape(x, 4, xs, &x4));
+        TU_OK(clt_tensor_reshape(dy, 4, dys, &dy4));
+        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, ws, &dw));
+        TU_OK(clt_tensor_fill(dw, 3.0));
+        uint64_t before = tu_launches(ctx, NULL, "");
+        clt_conv2d_params p;
+        clt_conv2d_params_init(&p);
+        clt_status st = clt_conv2d_backward_weight(dy4, x4, &p, dw);
+        ck_assert_msg(st == CLT_ERR_BUILD_FAILED, "%s: %s", variants[v], clt_last_error(ctx));
+        ck_assert_msg(strncmp(clt_last_error(ctx), "clt_conv2d_backward_weight", 26) == 0, "\"%s\"",
+                      clt_last_error(ctx));
+        ck_assert_msg(tu_launches(ctx, NULL, "") == before,
+                      "%s: a stage ran before the failing GEMM build was found", variants[v]);
+        float h[8 * 8 * 3 * 3];
+        TU_OK(clt_tensor_read(dw, h, sizeof h));
+        for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+            ck_assert_float_eq(h[i], 3.0f);
+        clt_tensor_free(x4), clt_tensor_free(dy4), clt_tensor_free(x), clt_tensor_free(dy);
+        clt_tensor_free(dw);
+        tu_context_free(ctx);
+    }
+    tu_env_restore("CLT_KERNEL_DIR", saved_dir);
+    tu_env_restore("CLT_CONVB_WEIGHT_VARIANT", saved_var);
+    tu_remove_dir(kdir);
+    free(kdir);
+}
+END_TEST
+
 Suite *edge_cases_suite(void)
 {
     Suite *s = suite_create("edge_cases");
@@ -245,6 +290,7 @@ Suite *edge_cases_suite(void)
     tcase_add_test(tc, messages_name_the_call);
     tcase_add_test(tc, crlf_tuning_file_named_as_such);
     tcase_add_test(tc, multi_stage_conv_checks_every_stage_first);
+    tcase_add_test(tc, multi_stage_conv_backward_checks_every_stage_first);
     suite_add_tcase(s, tc);
     return s;
 }

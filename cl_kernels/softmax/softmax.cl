@@ -403,6 +403,10 @@ log_softmax_fwd(__global const float *x, ulong x_off, __global float *out, ulong
     SM_FORWARD(x, x_off, out, out_off, rows, n, 1, lm, ls);
 }
 
+/* The backward holds two registers per element: past 16384 elements per group (1024 x 32) the
+ * host streams instead (softmax.c BWD_MAX_GROUP_ELEMENTS; ptxas spilled them on the H200), so
+ * that program's backward kernels are not built. */
+#if SM_K == 0 || SM_WG * SM_K <= 16384
 __kernel __attribute__((reqd_work_group_size(SM_WG, 1, 1))) void
 softmax_bwd(__global const float *y, ulong y_off, __global const float *dy, ulong dy_off,
             __global float *dx, ulong dx_off, ulong rows, ulong n)
@@ -418,4 +422,5 @@ log_softmax_bwd(__global const float *y, ulong y_off, __global const float *dy, 
     __local float ls[SM_WG];
     SM_BACKWARD(y, y_off, dy, dy_off, dx, dx_off, rows, n, 1, ls);
 }
+#endif /* SM_WG * SM_K */
 #endif /* SM_CPU */

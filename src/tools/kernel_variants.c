@@ -15,6 +15,7 @@
 #include "ops/gemm/gemm_tiled_choice.h"
 #include "program/program.h"
 #include "tools/expr_variants.h"
+#include "tools/mlp_variants.h"
 
 static clt_status add(clt__variant_list *l, clt__variant_use use, const char *program,
                       const char *options, int wg, char *source)
@@ -69,13 +70,16 @@ static clt_status gemm_variants(clt_context *ctx, const clt__gemm_table *t, clt_
     clt_status st = CLT_SUCCESS;
     for (int a = 0; a < N_FUSED_ACTS && !st; a++)
         for (int idx64 = 0; idx64 < 2 && !st; idx64++) {
-            char suffix[80], opts[320], base[256];
+            char suffix[80], opts[400], base[256];
             act_suffix(suffix, sizeof suffix, idx64, fused_acts[a]);
             for (int i = 0; i < t->n_tiled && !st; i++) {
                 const clt__gemm_tiled_cfg *c = &t->tiled[i];
                 if (!clt__gemm_tiled_fits(ctx, c))
                     continue;
                 for (int split = 0; split < 2 && !st; split++) {
+                    if (split && c->mwg * c->nwg > SPLIT_MAX_TILE)
+                        continue; /* the next config takes its splits (gemm_tiled.c try_tiled;
+                                     all but C grids past the split counters at 128x128) */
                     /* big tiles split only when a switch forces it: built, not selected */
                     clt__variant_use u =
                         split && c->mwg * c->nwg >= SPLIT_MAX_TILE ? CLT__VARIANT_COMPILE_ONLY : use;
@@ -246,6 +250,8 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
         st = add(l, use, "tensor", "", 0, NULL);
     if (!st)
         st = clt__expr_variants(ctx, cpu, use, l, add);
+    if (!st) /* every class: auto runs silu networks fused even on CPU devices */
+        st = clt__mlp_variants(ctx, use, l, add);
     return st;
 }
 

@@ -13,7 +13,7 @@ typedef enum clt__variant_use { CLT__VARIANT_SELECTED, CLT__VARIANT_COMPILE_ONLY
 typedef struct clt__variant {
     clt__variant_use use;
     char program[48];  /* "gemm_tiled", or "expr:<label>" for a generated source */
-    char options[320]; /* the family's options, as the program cache keys on them (no base part) */
+    char options[640]; /* the family's options, as the program cache keys on them (no base part) */
     int launch_wg;     /* the work-group size the host launches it with when the table fixes one,
                           else 0 (then the host caps it by CL_KERNEL_WORK_GROUP_SIZE) */
     char *source;      /* generated source (expressions), heap; NULL: the family's .cl file */

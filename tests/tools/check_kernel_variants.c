@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/common/launch.h"
 #include "ops/conv/conv_params.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/gemm/gemm_tiled_choice.h"
+#include "ops/mlp/mlp.h"
 #include "runtime/runtime.h"
 #include "tools/kernel_variants.h"
 #include "util/test_util.h"
@@ -87,6 +89,47 @@ START_TEST(test_distinct_and_sources)
 }
 END_TEST
 
+/* The fused MLP programs listed are the ones a real network takes: a PINN of width 32 created on
+ * the fused path has each of its shapes (big tiles; small ones on GPU profiles) listed, with the
+ * group it launches, and the optimizer kernel is there. */
+START_TEST(test_mlp_listed)
+{
+    clt_context *ctx = tu_context();
+    clt__variant_list l;
+    ck_assert_int_eq(clt__list_variants(ctx, 1, &l), CLT_SUCCESS);
+    clt_mlp_desc d;
+    clt_mlp_desc_init(&d);
+    d.encoding = CLT_MLP_ENCODING_FOURIER, d.fourier_features = 32, d.layers = 4;
+    d.path = CLT_MLP_PATH_FUSED;
+    for (int i = 0; i < 4; i++)
+        d.widths[i] = i == 3 ? 2 : 32, d.activations[i] = i == 3 ? CLT_IDENTITY : CLT_TANH;
+    int64_t bs[2] = {2, 32};
+    clt_tensor *B;
+    ck_assert_int_eq(clt_tensor_create(ctx, CLT_F32, 2, bs, &B), CLT_SUCCESS);
+    ck_assert_int_eq(clt_tensor_fill(B, 1.0), CLT_SUCCESS);
+    clt_mlp *mlp;
+    ck_assert_int_eq(clt_mlp_create(ctx, &d, B, 1, &mlp), CLT_SUCCESS);
+    ck_assert_int_ge(mlp->variants, 1);
+    if (!clt__cpu_style(ctx))
+        ck_assert_int_eq(mlp->variants, 2);
+    for (int v = 0; v < mlp->variants; v++) {
+        int found = 0;
+        for (int i = 0; i < l.n; i++)
+            found |= !strcmp(l.v[i].program, "mlp_fused") &&
+                     !strcmp(l.v[i].options, mlp->cfg[v].options) &&
+                     l.v[i].launch_wg == mlp->cfg[v].wg && l.v[i].use == CLT__VARIANT_SELECTED;
+        ck_assert_msg(found, "mlp_fused %s missing", mlp->cfg[v].options);
+    }
+    char upd[32];
+    clt__mlp_update_options(ctx, upd, sizeof upd);
+    ck_assert(listed(&l, "mlp_update", upd, CLT__VARIANT_SELECTED));
+    clt_mlp_free(mlp);
+    clt_tensor_free(B);
+    clt__variant_list_free(&l);
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* The AMD rules as the list shows them: softmax at most 8 registers per item, no SPLITK on tiles
  * the automatic choice never splits, every launch group within the profile's 256 items. */
 START_TEST(test_amd_rules)
@@ -121,6 +164,7 @@ Suite *kernel_variants_suite(void)
     tcase_add_test(tc, test_tables_listed);
     tcase_add_test(tc, test_distinct_and_sources);
     tcase_add_test(tc, test_amd_rules);
+    tcase_add_test(tc, test_mlp_listed);
     suite_add_tcase(s, tc);
     return s;
 }

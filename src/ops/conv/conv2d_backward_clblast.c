@@ -39,14 +39,26 @@ static uint64_t col_elems(const clt__conv_geom *g)
     return (uint64_t)(g->n * g->ci * g->kh * g->kw) * (uint64_t)(g->ho * g->wo);
 }
 
-clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
-                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who)
-{
+/* The arguments of both column paths' stages (rehearsed first: no im2col, col2im or GEMM runs before
+ * every stage has been built and has accepted its problem). */
+typedef struct colgemm_back {
+    const clt__conv_geom *g;
+    const clt_tensor *dy, *in; /* in: w (input gradient) or x (weight gradient) */
+    clt_tensor *out;           /* dx or dw */
     cl_mem col;
-    clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
-    if (st != CLT_SUCCESS)
-        return st;
+    int clblast;
+} colgemm_back;
+
+/* dx: per image, col = W^T dy (GEMM per group), then col2im adds the columns into dx. */
+static clt_status input_stages(clt_context *ctx, const void *arg, const char *who)
+{
+    const colgemm_back *r = arg;
+    const clt__conv_geom *g = r->g;
+    const clt_tensor *dy = r->dy, *w = r->in;
+    clt_tensor *dx = r->out;
+    cl_mem col = r->col;
     int64_t kk = g->kh * g->kw, hw = g->ho * g->wo, rows = g->ci_g * kk;
+    clt_status st;
     for (int64_t n = 0; n < g->n; n++) {
         clt__gemm_problem p = {0};
         p.ta = CLT_TRANS, p.tb = CLT_NO_TRANS;
@@ -62,14 +74,43 @@ clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, c
         if (p.batch == 1)
             p.a_stride = p.b_stride = p.c_stride = 0;
         p.bias_mode = CLT_BIAS_NONE, p.act = CLT_IDENTITY;
-        if ((st = (clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
+        if ((st = (r->clblast ? clt__gemm_clblast : clt__gemm_tiled)(ctx, &p, who)) != CLT_SUCCESS)
             return st;
     }
-    if (!clblast && clt__conv_table_for(ctx)->prefer_cpu) /* ours on a CPU device */
+    if (!r->clblast && clt__conv_table_for(ctx)->prefer_cpu) /* ours on a CPU device */
         return col_kernel(ctx, "conv_col2im_cpu", g, col, HEAD_ELEMS, dx->storage->mem,
                           dx->offset / sizeof(float), (uint64_t)(g->n * g->ci), who);
     return col_kernel(ctx, "conv_col2im", g, col, HEAD_ELEMS, dx->storage->mem,
                       dx->offset / sizeof(float), (uint64_t)dx->numel, who);
+}
+
+/* dw: im2col of x, then per image dw (+)= dy col^T. */
+static clt_status weight_stages(clt_context *ctx, const void *arg, const char *who)
+{
+    const colgemm_back *r = arg;
+    const clt__conv_geom *g = r->g;
+    const clt_tensor *x = r->in;
+    clt_status st;
+    if ((st = col_kernel(ctx, "conv_im2col", g, x->storage->mem, x->offset / sizeof(float), r->col,
+                         HEAD_ELEMS, col_elems(g), who)))
+        return st;
+    const uint64_t per_image = (uint64_t)(g->ci * g->kh * g->kw * g->ho * g->wo);
+    for (int64_t n = 0; n < g->n; n++)
+        if ((st = clt__convb_dw_image(ctx, g, r->dy, n, r->col, HEAD_ELEMS + (uint64_t)n * per_image,
+                                      r->out, r->clblast, who)) != CLT_SUCCESS)
+            return st;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who)
+{
+    cl_mem col;
+    clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
+    if (st != CLT_SUCCESS)
+        return st;
+    colgemm_back r = {g, dy, w, dx, col, clblast};
+    return clt__rehearse_then_run(ctx, input_stages, &r, who);
 }
 
 clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
@@ -79,15 +120,8 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
     clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
     if (st != CLT_SUCCESS)
         return st;
-    if ((st = col_kernel(ctx, "conv_im2col", g, x->storage->mem, x->offset / sizeof(float), col,
-                         HEAD_ELEMS, col_elems(g), who)))
-        return st;
-    const uint64_t per_image = (uint64_t)(g->ci * g->kh * g->kw * g->ho * g->wo);
-    for (int64_t n = 0; n < g->n; n++)
-        if ((st = clt__convb_dw_image(ctx, g, dy, n, col, HEAD_ELEMS + (uint64_t)n * per_image, dw,
-                                      clblast, who)) != CLT_SUCCESS)
-            return st;
-    return CLT_SUCCESS;
+    colgemm_back r = {g, dy, x, dw, col, clblast};
+    return clt__rehearse_then_run(ctx, weight_stages, &r, who);
 }
 
 clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,

@@ -165,6 +165,35 @@ static clt_status product(clt_context *ctx, const clt__conv_geom *g, const clt_t
     return clt__gemm_tiled(ctx, &p, who);
 }
 
+/* Every chunk's two launches (rehearsed first: a GEMM refusal, which sends the op to another path,
+ * or a failing build is found before the first column copy ran). */
+typedef struct wgemm_run {
+    const clt__conv_geom *g;
+    const clt_tensor *dy, *x;
+    clt_tensor *dw;
+    cl_mem ws;
+    int64_t chunk;
+    int copy_dy;
+} wgemm_run;
+
+static clt_status run_chunks(clt_context *ctx, const void *arg, const char *who)
+{
+    const wgemm_run *r = arg;
+    const clt__conv_geom *g = r->g;
+    const int64_t hw = g->ho * g->wo;
+    for (int64_t img0 = 0; img0 < g->n; img0 += r->chunk) {
+        int64_t cnt = g->n - img0 < r->chunk ? g->n - img0 : r->chunk, ldk = round4(cnt * hw);
+        clt_status st;
+        if (!(cnt == 1 && identity_columns(g)) &&
+            (st = prepare(ctx, g, r->dy, r->x, r->ws, img0, cnt, ldk, r->copy_dy, who)) != CLT_SUCCESS)
+            return st;
+        if ((st = product(ctx, g, r->dy, r->x, r->dw, r->ws, img0, cnt, ldk, r->copy_dy, who)) !=
+            CLT_SUCCESS)
+            return st;
+    }
+    return CLT_SUCCESS;
+}
+
 clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                   const clt_tensor *x, clt_tensor *dw, const char *who)
 {
@@ -183,14 +212,6 @@ clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, con
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
     }
-    for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {
-        int64_t cnt = g->n - img0 < chunk ? g->n - img0 : chunk, ldk = round4(cnt * hw);
-        clt_status st;
-        if (!(cnt == 1 && identity_columns(g)) &&
-            (st = prepare(ctx, g, dy, x, ws, img0, cnt, ldk, copy_dy, who)) != CLT_SUCCESS)
-            return st;
-        if ((st = product(ctx, g, dy, x, dw, ws, img0, cnt, ldk, copy_dy, who)) != CLT_SUCCESS)
-            return st;
-    }
-    return CLT_SUCCESS;
+    wgemm_run r = {g, dy, x, dw, ws, chunk, copy_dy};
+    return clt__rehearse_then_run(ctx, run_chunks, &r, who);
 }

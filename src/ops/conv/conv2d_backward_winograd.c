@@ -122,6 +122,32 @@ static clt_status run_output(clt_context *ctx, const clt__conv_geom *g, const dw
     return clt__enqueue_kernel(ctx, k, 2, global, local, who);
 }
 
+/* The three stages of every chunk, then the output (rehearsed first: a GEMM that cannot be built or
+ * refuses fails the op before the first transform ran). */
+typedef struct dw_run {
+    const clt__conv_geom *g;
+    const dw_plan *w;
+    const clt_tensor *dy, *x;
+    clt_tensor *dw;
+    cl_mem ws;
+    cl_kernel kt, ko;
+} dw_run;
+
+static clt_status run_stages(clt_context *ctx, const void *arg, const char *who)
+{
+    const dw_run *r = arg;
+    const clt__conv_geom *g = r->g;
+    const dw_plan *w = r->w;
+    clt_status st;
+    for (int64_t img0 = 0; img0 < g->n; img0 += w->chunk) {
+        int64_t cnt = g->n - img0 < w->chunk ? g->n - img0 : w->chunk, np = cnt * w->tpi;
+        if ((st = run_transform(ctx, g, w, r->dy, r->x, r->ws, r->kt, img0, np, who)) ||
+            (st = run_gemm(ctx, g, w, r->ws, img0, np, who)))
+            return st;
+    }
+    return run_output(ctx, g, w, r->dw, r->ws, r->ko, who);
+}
+
 clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
                                       const clt_tensor *dy, const clt_tensor *x, clt_tensor *dw,
                                       const char *who)
@@ -146,11 +172,6 @@ clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
                          (unsigned long long)(w.total * sizeof(float)));
     if (st)
         return clt__prefix_error(ctx, st, who);
-    for (int64_t img0 = 0; img0 < g->n; img0 += w.chunk) {
-        int64_t cnt = g->n - img0 < w.chunk ? g->n - img0 : w.chunk, np = cnt * w.tpi;
-        if ((st = run_transform(ctx, g, &w, dy, x, ws, kt, img0, np, who)) ||
-            (st = run_gemm(ctx, g, &w, ws, img0, np, who)))
-            return st;
-    }
-    return run_output(ctx, g, &w, dw, ws, ko, who);
+    dw_run r = {g, &w, dy, x, dw, ws, kt, ko};
+    return clt__rehearse_then_run(ctx, run_stages, &r, who);
 }

@@ -177,8 +177,9 @@ static clt_status enqueue(gemm_launch *L, cl_kernel k, cl_uint flags, const size
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 
-/* The split-K workspace: counters (zeroed once, reset by the kernel) then the partial tiles. With
- * A in k segments, pieces never straddle a segment: about `pieces` in all, at least one each. */
+/* The split-K plan (L->pieces, chunk, ppseg; its workspace is split_workspace's: counters zeroed once,
+ * reset by the kernel, then the partial tiles). With A in k segments, pieces never straddle a
+ * segment: about `pieces` in all, at least one each. */
 static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int pieces)
 {
     const clt__gemm_problem *p = L->p;
@@ -194,13 +195,31 @@ static clt_status split_setup(gemm_launch *L, const clt__gemm_tiled_cfg *c, int 
         L->chunk = (int)((steps + pieces - 1) / pieces) * c->kwg;
         L->pieces = (int)((p->k + L->chunk - 1) / L->chunk);
     }
-    if (L->pieces < 2) {
+    if (L->pieces < 2)
         L->pieces = 1;
-        return CLT_SUCCESS;
-    }
-    size_t parts = (size_t)clt__gemm_tile_groups(p, c) * (size_t)L->pieces * (size_t)c->mwg * (size_t)c->nwg;
+    return CLT_SUCCESS;
+}
+
+/* The split workspace, taken only once the kernel has been built: its counters' first zeroing is a
+ * command, and no command may run before a build that could still fail (rehearsals of multi-stage
+ * ops rely on it). */
+static clt_status split_workspace(gemm_launch *L, const clt__gemm_tiled_cfg *c)
+{
+    size_t parts = (size_t)clt__gemm_tile_groups(L->p, c) * (size_t)L->pieces * (size_t)c->mwg *
+                   (size_t)c->nwg;
     return clt__workspace_get_counted(L->ctx, 4, SPLIT_COUNTERS * sizeof(cl_uint), parts * sizeof(float),
                                       L->who, &L->ws);
+}
+
+/* Whether a config after i fits ctx, has at most SPLIT_MAX_TILE elements and a grid within the
+ * split counters (so a split that config i may not take has a taker). */
+static int smaller_split_tile(const gemm_launch *L, const clt__gemm_table *t, int i)
+{
+    for (int j = i + 1; j < t->n_tiled; j++)
+        if (clt__gemm_tiled_fits(L->ctx, &t->tiled[j]))
+            return t->tiled[j].mwg * t->tiled[j].nwg <= SPLIT_MAX_TILE &&
+                   clt__gemm_tile_groups(L->p, &t->tiled[j]) <= SPLIT_COUNTERS;
+    return 0;
 }
 
 /* Tiled: config `first` (or, when -1, the automatic choice) split in `pieces` (0: automatic),
@@ -223,6 +242,8 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
                 return CLT_ERR_UNSUPPORTED;
             q = q > 2 ? q : 2;
         }
+        if (q > 1 && c->mwg * c->nwg > SPLIT_MAX_TILE && smaller_split_tile(L, t, i))
+            continue; /* see SPLIT_MAX_TILE: the next config takes the split */
         L->pieces = 1;
         clt_status st;
         if (q > 1 && (st = split_setup(L, c, q)) != CLT_SUCCESS)
@@ -248,6 +269,8 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         size_t wg = (size_t)clt__gemm_tiled_wg(c);
         if (clt__group_limit(L->ctx, k) < wg)
             continue;
+        if (L->pieces > 1 && (st = split_workspace(L, c)) != CLT_SUCCESS)
+            return st;
         size_t global[3] = {(size_t)((p->n + c->nwg - 1) / c->nwg) * wg,
                             (size_t)((p->m + c->mwg - 1) / c->mwg),
                             (size_t)p->batch * (size_t)L->pieces};

@@ -12,7 +12,10 @@
 #define SPLIT_COUNTERS 4096
 #define MIN_SPLIT_STEPS 4
 /* Tiles this big (MWG * NWG) are never split by the automatic choice (gemm_tiled_choice.c); only
- * the forced switches (CLT_GEMM_VARIANT=tiled:<i>:<pieces>, k segments of A) split them. */
+ * the forced switches (CLT_GEMM_VARIANT=tiled:<i>:<pieces>, k segments of A) split them, and
+ * bigger ones not at all where a smaller config can take the split (gemm_tiled.c try_tiled):
+ * NVIDIA's 256x128 split kernel took 255 registers and spilled 1104 B on the H200 (ptxas via
+ * clt-kernels --nv-report) where its unsplit form does not, so its splits run on 128x128. */
 #define SPLIT_MAX_TILE (128 * 128)
 #define MAX_PIECES 128 /* the 7x7 stem grad-weight (5 tiles of 64x32): 128 pieces measured best */
 

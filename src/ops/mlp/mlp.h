@@ -37,9 +37,17 @@ struct clt_mlp {
     int64_t cap_n;
 };
 
+/* width[], poff[] and nparams of mlp->d (mlp_api.c) */
+void clt__mlp_layout(clt_mlp *mlp);
+
 /* fused path (mlp_fused.c): whether this network can run fused on ctx (cfg[0..variants-1] and
  * mlp->variants filled, else why) */
 int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size);
+/* The fused kernels' options for desc on ctx exactly as clt_mlp_create chooses them (cfg[0] big
+ * tiles, cfg[1] the small tiles of GPUs), for the kernel variant list: nothing built or launched,
+ * desc assumed valid. Returns the count of shapes (0: too wide or too big for ctx; why). */
+int clt__mlp_fused_programs(clt_context *ctx, const clt_mlp_desc *desc, mlp_fused_cfg cfg[2],
+                            char *why, size_t why_size);
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
                                int update, int want_loss, const char *who);
@@ -53,6 +61,8 @@ void clt__mlp_layers_free(clt_mlp *mlp);
 
 /* Launch 2 of a step / the per-layer path's optimizer (mlp_update.cl): grads = sum of `groups`
  * partial slices, then the optimizer when update, the loss from loss_part when want_loss. */
+/* mlp_update.cl's options on ctx ("-DUWG=n") into options; returns the group size n. */
+size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap);
 clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t groups,
                            const clt_tensor *loss_part, int64_t n, int update, int want_loss,
                            const char *who);

@@ -176,6 +176,18 @@ static clt_status make_tensors(clt_mlp *mlp, const clt_tensor *B, uint64_t seed)
     return st;
 }
 
+void clt__mlp_layout(clt_mlp *mlp)
+{
+    const clt_mlp_desc *d = &mlp->d;
+    mlp->width[0] = d->encoding == CLT_MLP_ENCODING_FOURIER ? 2 * d->fourier_features : d->inputs;
+    mlp->nparams = 0;
+    for (int l = 0; l < d->layers; l++) {
+        mlp->width[l + 1] = d->widths[l];
+        mlp->poff[l] = mlp->nparams;
+        mlp->nparams += (mlp->width[l] + 1) * mlp->width[l + 1];
+    }
+}
+
 clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_tensor *B,
                           uint64_t seed, clt_mlp **out)
 {
@@ -194,13 +206,7 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
         return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
     mlp->ctx = ctx;
     mlp->d = *desc;
-    mlp->width[0] = desc->encoding == CLT_MLP_ENCODING_FOURIER ? 2 * desc->fourier_features
-                                                               : desc->inputs;
-    for (int l = 0; l < desc->layers; l++) {
-        mlp->width[l + 1] = desc->widths[l];
-        mlp->poff[l] = mlp->nparams;
-        mlp->nparams += (mlp->width[l] + 1) * mlp->width[l + 1];
-    }
+    clt__mlp_layout(mlp);
     if (mlp->nparams > INT32_MAX) {
         long long np = (long long)mlp->nparams;
         free(mlp);
@@ -343,17 +349,23 @@ clt_status clt_mlp_train_step(clt_mlp *mlp, const clt_tensor *x, const clt_tenso
     return step(mlp, "clt_mlp_train_step", x, target, 1, loss_out);
 }
 
+size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap)
+{
+    size_t wg = UPDATE_WG;
+    while (wg > ctx->limits.max_work_group_size && wg > 1)
+        wg >>= 1;
+    snprintf(options, cap, "-DUWG=%zu", wg);
+    return wg;
+}
+
 clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t groups,
                            const clt_tensor *loss_part, int64_t n, int update, int want_loss,
                            const char *who)
 {
     clt_context *ctx = mlp->ctx;
     const clt_mlp_desc *d = &mlp->d;
-    size_t wg = UPDATE_WG;
-    while (wg > ctx->limits.max_work_group_size && wg > 1)
-        wg >>= 1;
     char options[32];
-    snprintf(options, sizeof options, "-DUWG=%zu", wg);
+    size_t wg = clt__mlp_update_options(ctx, options, sizeof options);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "mlp_update", options, "mlp_update", &k);
     if (st != CLT_SUCCESS)

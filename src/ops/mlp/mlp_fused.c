@@ -46,8 +46,10 @@ static int group_cap(const clt_context *ctx)
     return ctx->dev->entry->info.type == CLT_DEVICE_GPU ? 2 * cu : cu;
 }
 
-/* One shape of the fused kernels: ppi_want points per item (0: MLP_TILE points per tile). */
-static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *why, size_t why_size)
+/* The options of one shape of the fused kernels: ppi_want points per item (0: MLP_TILE points
+ * per tile); nothing built. */
+static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *why,
+                         size_t why_size)
 {
     clt_context *ctx = mlp->ctx;
     const clt_mlp_desc *d = &mlp->d;
@@ -107,6 +109,16 @@ static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *w
     put_list(cfg->options, sizeof cfg->options, "MLP_ACT", a, nl);
     put_list(cfg->options, sizeof cfg->options, "MLP_POFF", mlp->poff, nl);
     put_list(cfg->options, sizeof cfg->options, "MLP_SOFF", soff, nl + 1);
+    return 1;
+}
+
+/* One shape of the fused kernels (fused_options), built and checked to take its group. */
+static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *why, size_t why_size)
+{
+    clt_context *ctx = mlp->ctx;
+    if (!fused_options(mlp, ppi_want, cfg, why, why_size))
+        return 0;
+    const int wg = cfg->wg;
     /* build now (no compile inside a timed step) and check the kernels take the group */
     const char *names[2] = {"mlp_forward", "mlp_train"};
     for (int i = 0; i < 2; i++) {
@@ -130,16 +142,41 @@ static int64_t tile_points(const mlp_fused_cfg *c) { return (int64_t)(c->wg / c-
 /* Variant 0 (tiles of MLP_TILE points) and, on GPUs, variant 1 (2 points per item): a small N in
  * big tiles leaves most compute units idle and each group's chain of layers long, so it takes
  * the small tiles when the big ones would not give every compute unit a group. */
+static int small_tiles_wanted(const clt_mlp *mlp, const mlp_fused_cfg *big)
+{
+    return !clt__cpu_style(mlp->ctx) && big->ppi > 2 && !getenv("CLT_MLP_PPI");
+}
+
 int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size)
 {
     if (!fused_variant(mlp, 0, &cfg[0], why, why_size))
         return 0;
     mlp->variants = 1;
-    if (!clt__cpu_style(mlp->ctx) && cfg[0].ppi > 2 && !getenv("CLT_MLP_PPI") &&
-        fused_variant(mlp, 2, &cfg[1], why, why_size))
+    if (small_tiles_wanted(mlp, &cfg[0]) && fused_variant(mlp, 2, &cfg[1], why, why_size))
         mlp->variants = 2;
     why[0] = '\0';
     return 1;
+}
+
+int clt__mlp_fused_programs(clt_context *ctx, const clt_mlp_desc *desc, mlp_fused_cfg cfg[2],
+                            char *why, size_t why_size)
+{
+    clt_mlp *mlp = calloc(1, sizeof *mlp);
+    if (!mlp) {
+        snprintf(why, why_size, "out of host memory");
+        return 0;
+    }
+    mlp->ctx = ctx;
+    mlp->d = *desc;
+    clt__mlp_layout(mlp);
+    int count = 0;
+    if (fused_options(mlp, 0, &cfg[0], why, why_size)) {
+        count = 1;
+        if (small_tiles_wanted(mlp, &cfg[0]) && fused_options(mlp, 2, &cfg[1], why, why_size))
+            count = 2;
+    }
+    free(mlp);
+    return count;
 }
 
 static const mlp_fused_cfg *pick(const clt_mlp *mlp, int64_t n)

@@ -18,6 +18,12 @@
 #define REGISTER_ELEMENTS 8 /* elements per item in the register variant, raised to 16 or 32 for
                                rows of one group: few (team, K) pairs keep the programs few */
 
+/* The backward holds y and dy (two registers per element): at 1024 items x 32 the H200 leaves 64
+ * registers per item and ptxas spilled 64 B (softmax_bwd) and 92 B (log_softmax_bwd), so the
+ * backward keeps at most this many elements of a row in a group's registers (1024 x 16; longer
+ * rows stream). softmax.cl builds no backward kernel past it. */
+#define BWD_MAX_GROUP_ELEMENTS 16384
+
 #define CPU_GROUP_ELEMS 16384 /* CPU kernel: elements per work-group before another group pays */
 #define CPU_GROUPS_PER_CU 4   /* CPU kernel: at most this many groups per compute unit */
 
@@ -59,14 +65,18 @@ static void plan_team(sm_plan *p, uint64_t n, unsigned wg, unsigned k_cap)
         p->k = 0;
 }
 
-static unsigned max_k(const clt_context *ctx)
+/* The most registers per item for a group of wg items; bwd: the backward's cap. */
+static unsigned max_k(const clt_context *ctx, unsigned wg, int bwd)
 {
-    return clt__device_class_of(ctx) == CLT__CLASS_AMD ? AMD_MAX_REGISTER_ELEMENTS : 32;
+    unsigned k = clt__device_class_of(ctx) == CLT__CLASS_AMD ? AMD_MAX_REGISTER_ELEMENTS : 32;
+    while (bwd && k > REGISTER_ELEMENTS && (uint64_t)wg * k > BWD_MAX_GROUP_ELEMENTS)
+        k /= 2;
+    return k;
 }
 
 /* The first plan for a shape: group size from the context's limits (a power of two, so teams
  * divide it), the local memory need (two floats per item) within the budget. */
-static sm_plan first_plan(const clt_context *ctx, uint64_t n)
+static sm_plan first_plan(const clt_context *ctx, uint64_t n, int bwd)
 {
     uint64_t limit = ctx->limits.max_work_group_size;
     uint64_t by_local = ctx->limits.local_mem_budget / (2 * sizeof(float));
@@ -74,14 +84,17 @@ static sm_plan first_plan(const clt_context *ctx, uint64_t n)
         limit = by_local;
     limit = floor_pow2(limit ? limit : 1);
     sm_plan p;
-    plan_team(&p, n, (unsigned)(limit < PREFERRED_GROUP ? limit : PREFERRED_GROUP), max_k(ctx));
-    if (p.k == 0 && limit > PREFERRED_GROUP)
-        plan_team(&p, n, (unsigned)(limit < LONG_ROW_GROUP ? limit : LONG_ROW_GROUP), max_k(ctx));
+    unsigned wg = (unsigned)(limit < PREFERRED_GROUP ? limit : PREFERRED_GROUP);
+    plan_team(&p, n, wg, max_k(ctx, wg, bwd));
+    if (p.k == 0 && limit > PREFERRED_GROUP) {
+        wg = (unsigned)(limit < LONG_ROW_GROUP ? limit : LONG_ROW_GROUP);
+        plan_team(&p, n, wg, max_k(ctx, wg, bwd));
+    }
     return p;
 }
 
 /* The kernel for a plan, shrinking the group until the built kernel accepts its size. */
-static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_plan *p,
+static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, int bwd, sm_plan *p,
                              cl_kernel *k, const char *who)
 {
     for (;;) {
@@ -97,7 +110,8 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, sm_
         if (p->wg == 1)
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: kernel %s accepts no work-group size",
                              who, name);
-        plan_team(p, n, (unsigned)floor_pow2(kernel_max > 0 ? kernel_max : 1), max_k(ctx));
+        unsigned wg = (unsigned)floor_pow2(kernel_max > 0 ? kernel_max : 1);
+        plan_team(p, n, wg, max_k(ctx, wg, bwd));
     }
 }
 
@@ -130,11 +144,11 @@ static clt_status plan_cpu(clt_context *ctx, const char *name, uint64_t rows, ui
 }
 
 /* The GPU-style plan: teams of items per row, a local-memory tree. */
-static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, uint64_t n,
+static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, int bwd,
                            sm_launch *l, const char *who)
 {
-    sm_plan p = first_plan(ctx, n);
-    clt_status st = get_kernel(ctx, name, n, &p, &l->k, who);
+    sm_plan p = first_plan(ctx, n, bwd);
+    clt_status st = get_kernel(ctx, name, n, bwd, &p, &l->k, who);
     if (st != CLT_SUCCESS)
         return st;
     uint64_t per_group = p.wg / p.team;
@@ -144,11 +158,11 @@ static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, ui
     return CLT_SUCCESS;
 }
 
-static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, sm_launch *l,
-                       const char *who)
+static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, int bwd,
+                       sm_launch *l, const char *who)
 {
     return clt__cpu_style(ctx) ? plan_cpu(ctx, name, rows, n, l, who)
-                          : plan_gpu(ctx, name, rows, n, l, who);
+                          : plan_gpu(ctx, name, rows, n, bwd, l, who);
 }
 
 static clt_status enqueue(clt_context *ctx, const sm_launch *l, const char *who)
@@ -235,7 +249,7 @@ static clt_status forward(const char *who, const char *kernel, const clt_tensor 
         return CLT_SUCCESS;
     uint64_t rows = (uint64_t)x->numel / n;
     sm_launch l;
-    if ((st = plan(ctx, kernel, rows, n, &l, who)))
+    if ((st = plan(ctx, kernel, rows, n, 0, &l, who)))
         return st;
     cl_kernel k = l.k;
     cl_ulong x_off = x->offset / sizeof(float), out_off = out->offset / sizeof(float);
@@ -272,7 +286,7 @@ static clt_status backward(const char *who, const char *kernel, const clt_tensor
         return CLT_SUCCESS;
     uint64_t rows = (uint64_t)y->numel / n;
     sm_launch l;
-    if ((st = plan(ctx, kernel, rows, n, &l, who)))
+    if ((st = plan(ctx, kernel, rows, n, 1, &l, who)))
         return st;
     cl_kernel k = l.k;
     cl_ulong y_off = y->offset / sizeof(float), dy_off = dy->offset / sizeof(float);
