@@ -21,6 +21,7 @@ static inline uint4 clt_philox_round(uint4 c, uint2 k)
 static inline uint4 clt_philox4x32_10(uint4 c, uint2 k)
 {
     c = clt_philox_round(c, k);
+#pragma unroll
     for (int r = 1; r < 10; r++) {
         k += (uint2)(CLT_PHILOX_W0, CLT_PHILOX_W1);
         c = clt_philox_round(c, k);

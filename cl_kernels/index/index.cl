@@ -9,7 +9,8 @@
  *
  * Float atomics: OpenCL 1.2 has none, so an add is a compare-and-swap loop on the bits.
  *
- * -D contract: TK_WG (power of two, the row selection's local size; default 256).
+ * -D contract: TK_WG (power of two, the row selection's local size; default 256); TK_KMAX (the
+ * CPU row selection's candidate capacity, >= k; index_topk_rows exists only when it is defined).
  */
 #include "common/strided.h"
 
@@ -34,7 +35,11 @@ static inline void atomic_add_f32(volatile __global float *p, float v)
 static inline void offsets3(const clt_sd *s, long i, long *ao, long *bo, long *io)
 {
     long a = s->a_off, b = s->b_off, x = s->c[0];
-    for (int d = (int)s->ndim - 1; d >= 0; d--) {
+    const int nd = (int)s->ndim;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+        if (d >= nd)
+            continue;
         long n = s->shape[d], q = i / n, c = i - q * n;
         a += c * s->a[d];
         b += c * s->b[d];
@@ -163,11 +168,15 @@ __kernel void index_masked_fill_rows(__global uint *out, __global const uint *x,
                                      __global const uint *mask)
 {
     const int last = (int)s.ndim - 1;
-    const long n = s.shape[last], rows = s.count / n;
-    const long sa = s.a[last], sb = s.b[last], sm = s.d[last];
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
+    const long sm = CLT_SD_PICK(s.d, last);
     for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
         long a = s.a_off, b = s.b_off, m = s.c[0], q = r;
-        for (int d = last - 1; d >= 0; d--) {
+#pragma unroll
+        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+            if (d >= last)
+                continue;
             long len = s.shape[d], t = q / len, c = q - t * len;
             a += c * s.a[d];
             b += c * s.b[d];
@@ -246,9 +255,9 @@ index_topk(__global float *values, __global const float *x, clt_sd s, __global i
     }
 }
 
-#ifndef TK_KMAX
-#define TK_KMAX 64
-#endif
+/* Only built when the host asks for it (-DTK_KMAX): its candidate array lives in private memory,
+ * which is scratch on a GPU, so GPU programs leave it out. */
+#ifdef TK_KMAX
 
 /* CPU variant of the row selection (POCL runs a group as a loop and pays for every barrier): one
  * item per row keeps the best k candidates seen so far, sorted, in a private array of TK_KMAX
@@ -284,3 +293,4 @@ __kernel void index_topk_rows(__global float *values, __global const float *x, c
         }
     }
 }
+#endif /* TK_KMAX */

@@ -58,9 +58,12 @@ __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulo
     for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
         uint4 w = clt_philox_block(seed, offset, b);
         ulong i = b << 1;
-        out[out_off + i] = mean + stddev * box_muller(w.x, w.y);
+        float2 z = (float2)(box_muller(w.x, w.y), box_muller(w.z, w.w));
+        z = mean + stddev * z;
         if (i + 1 < count)
-            out[out_off + i + 1] = mean + stddev * box_muller(w.z, w.w);
+            vstore2(z, 0, out + out_off + i);
+        else
+            out[out_off + i] = z.x;
     }
 }
 

@@ -227,6 +227,28 @@ static clt_status train_variants(clt_context *ctx, clt__variant_use use, clt__va
     return add(l, use, "train", opts, (int)wg, NULL);
 }
 
+/* The layout, index and random families (src/ops/layout, index, random): fixed kernels; GPUs
+ * add the 32-bit layout copy and the work-group topk (256 items), CPUs the per-row topk with its
+ * candidate arrays of 8 .. 256 (topk.c). */
+static clt_status layout_index_random_variants(int cpu, clt__variant_use use, clt__variant_list *l)
+{
+    clt_status st = add(l, use, "layout", "", 0, NULL);
+    if (!st && !cpu)
+        st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
+    if (!st)
+        st = add(l, use, "index", "", 0, NULL);
+    if (!st && !cpu)
+        st = add(l, use, "index", "-DTK_WG=256", 256, NULL);
+    for (unsigned k = 8; !st && cpu && k <= 256; k *= 2) {
+        char opts[32];
+        snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
+        st = add(l, use, "index", opts, 0, NULL);
+    }
+    if (!st)
+        st = add(l, use, "random", "", 0, NULL);
+    return st;
+}
+
 static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__variant_use use,
                                  clt__variant_list *l)
 {
@@ -248,6 +270,8 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
         st = add(l, use, "pool2d", "", 0, NULL);
     if (!st)
         st = add(l, use, "tensor", "", 0, NULL);
+    if (!st)
+        st = layout_index_random_variants(cpu, use, l);
     if (!st)
         st = clt__expr_variants(ctx, cpu, use, l, add);
     if (!st) /* every class: auto runs silu networks fused even on CPU devices */

@@ -289,6 +289,46 @@ START_TEST(stack_unstack_every_axis)
 }
 END_TEST
 
+/* More than 4 pieces (several launches), at buffer offsets, some empty. */
+START_TEST(concat_many_pieces)
+{
+    clt_context *ctx = tu_context();
+    const int64_t ext[7] = {3, 0, 1, 5, 2, 0, 4};
+    const int64_t total = 15, big = 200;
+    clt_tensor *bufs[7], *views[7], *outs[7];
+    float *h[7];
+    float want[2 * 15 * 3];
+    int64_t at = 0;
+    for (int i = 0; i < 7; i++) {
+        int64_t s[3] = {2, ext[i], 3};
+        h[i] = rnd(2 * ext[i] * 3);
+        TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &big, &bufs[i]));
+        TU_OK(clt_tensor_view(bufs[i], 5 + i, 3, s, &views[i]));
+        TU_OK(clt_tensor_write(views[i], h[i], (size_t)(2 * ext[i] * 3) * 4));
+        outs[i] = mk(ctx, 3, s);
+        for (int o = 0; o < 2; o++)
+            for (int k = 0; k < ext[i]; k++)
+                for (int j = 0; j < 3; j++)
+                    want[(o * total + at + k) * 3 + j] = h[i][(o * ext[i] + k) * 3 + j];
+        at += ext[i];
+    }
+    const int64_t os[3] = {2, total, 3};
+    clt_tensor *out = mk(ctx, 3, os);
+    TU_OK(clt_concat(7, (const clt_tensor *const *)views, 1, out));
+    expect_bits(out, want, "concat of 7");
+    TU_OK(clt_split(out, 1, 7, outs));
+    for (int i = 0; i < 7; i++) {
+        expect_bits(outs[i], h[i], "split of 7");
+        clt_tensor_free(outs[i]);
+        clt_tensor_free(views[i]);
+        clt_tensor_free(bufs[i]);
+        free(h[i]);
+    }
+    clt_tensor_free(out);
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ pad */
 
 START_TEST(pad_and_backward)
@@ -537,6 +577,7 @@ Suite *layout_suite(void)
     tcase_add_test(tc, slice_and_backward);
     tcase_add_test(tc, concat_split_every_axis);
     tcase_add_test(tc, stack_unstack_every_axis);
+    tcase_add_test(tc, concat_many_pieces);
     tcase_add_test(tc, pad_and_backward);
     tcase_add_test(tc, broadcast_and_backward);
     tcase_add_test(tc, strided_view_copy);

@@ -1,10 +1,12 @@
-/* clt_concat, clt_split, clt_stack, clt_unstack: one strided copy per piece. A piece is a window
- * of the joined tensor along one axis (stack: a window of extent 1 on the new axis), so all four
- * share `pieces`, which checks every piece first (nothing is enqueued unless all pass) and then
- * copies each piece into or out of its window. */
+/* clt_concat, clt_split, clt_stack, clt_unstack: a piece is a window of the joined tensor along one
+ * axis (stack: a window of extent 1 on the new axis), so all four share `pieces`, which checks
+ * every piece first (nothing is enqueued unless all pass) and then copies groups of up to 4 pieces
+ * into or out of their windows, one launch per group (layout_join4). */
 #include <stdio.h>
 
+#include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
+#include "program/program.h"
 
 static int64_t elem_off(const clt_tensor *t) { return (int64_t)(t->offset / 4); }
 
@@ -66,32 +68,60 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
                          (long long)total, axis, jn, (long long)joined->shape[axis]);
     if (joined->numel == 0)
         return CLT_SUCCESS;
-    int64_t js[CLT_MAX_DIMS];
-    clt__contiguous_strides(joined->ndim, joined->shape, js);
+    /* Groups of up to 4 pieces, one launch each (layout_join4); empty pieces take no slot. */
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; d++)
+        outer *= joined->shape[d];
+    for (int d = axis + 1; d < joined->ndim; d++)
+        inner *= joined->shape[d];
+    cl_kernel k;
+    if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4", &k)))
+        return clt__prefix_error(ctx, st, who);
     int64_t at = 0;
-    for (int i = 0; i < n; i++) {
-        const clt_tensor *p = parts[i];
-        int64_t extent = new_axis ? 1 : p->shape[axis];
+    int i = 0;
+    while (i < n) {
         clt__sd s = {0};
-        s.ndim = joined->ndim;
-        s.count = p->numel;
-        int64_t *jstr = to_joined ? s.b : s.a, *pstr = to_joined ? s.a : s.b;
-        int64_t ps[CLT_MAX_DIMS];
-        clt__contiguous_strides(p->ndim, p->shape, ps);
-        for (int d = 0, m = 0; d < joined->ndim; d++) {
-            s.shape[d] = d == axis ? extent : joined->shape[d];
-            jstr[d] = js[d];
-            pstr[d] = d == axis && new_axis ? 0 : ps[m++];
+        cl_mem mems[4];
+        int used = 0;
+        int64_t first = at;
+        while (i < n && used < 4) {
+            const clt_tensor *p = parts[i++];
+            int64_t extent = new_axis ? 1 : p->shape[axis];
+            if (extent == 0)
+                continue;
+            s.e[used] = at - first;
+            s.d[used] = extent;
+            s.c[used] = elem_off(p);
+            mems[used] = p->storage->mem;
+            at += extent;
+            used++;
         }
-        int64_t joff = elem_off(joined) + at * js[axis];
-        s.a_off = to_joined ? elem_off(p) : joff;
-        s.b_off = to_joined ? joff : elem_off(p);
-        at += extent;
+        if (used == 0)
+            continue;
+        for (int u = used; u < 4; u++) { /* unused slots: at the window's end, never chosen */
+            s.e[u] = at - first;
+            s.d[u] = 0;
+            mems[u] = mems[0];
+        }
+        s.e0 = at - first;
+        s.e1 = inner;
+        s.e[4] = joined->shape[axis];
+        s.e[5] = first;
+        s.ndim = 1;
+        s.shape[0] = 1;
+        s.a_off = to_joined;
+        s.b_off = elem_off(joined);
+        s.count = outer * (at - first) * inner;
         if (s.count == 0)
             continue;
-        cl_mem dst = to_joined ? joined->storage->mem : p->storage->mem;
-        cl_mem src = to_joined ? p->storage->mem : joined->storage->mem;
-        if ((st = clt__layout_copy(ctx, dst, src, &s, who)))
+        if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &joined->storage->mem, who)))
+            return st;
+        for (int u = 0; u < 4; u++)
+            if ((st = clt__set_arg(ctx, k, (cl_uint)(1 + u), sizeof(cl_mem), &mems[u], who)))
+                return st;
+        if ((st = clt__set_arg(ctx, k, 5, sizeof s, &s, who)))
+            return st;
+        if ((st = clt__launch_1d(ctx, k, (uint64_t)s.count, who)))
             return st;
     }
     return CLT_SUCCESS;

@@ -1,6 +1,8 @@
 /* clt_copy_strided, clt_permute, clt_broadcast_to and clt_broadcast_backward: each a single
  * strided-box launch (layout_common.c picks the kernel). */
+#include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
+#include "program/program.h"
 
 static int64_t elem_off(const clt_tensor *t) { return (int64_t)(t->offset / 4); }
 
@@ -197,6 +199,23 @@ clt_status clt_broadcast_backward(const clt_tensor *dy, clt_tensor *dx)
     s.ndim = kept;
     s.e0 = red;
     s.e1 = rcount; /* 0 when dy is empty: dx is all zeros */
+    /* Only leading axes reduced, dx contiguous at the end of dy's layout: a bias gradient. */
+    int leading = red > 0;
+    for (int d = 0, seen_kept = 0; d < n; d++) {
+        int reduced = aligned[d] == 1 && dy->shape[d] != 1;
+        if (!reduced && dy->shape[d] != 1)
+            seen_kept = 1;
+        if (reduced && seen_kept)
+            leading = 0;
+    }
+    if (leading && clt__cpu_style(dy->ctx)) {
+        cl_kernel k;
+        if ((st = clt__kernel_get(dy->ctx, CLT__LAYOUT_FAMILY, "", "layout_sum_leading_cpu", &k)))
+            return clt__prefix_error(dy->ctx, st, who);
+        if ((st = clt__sd_set_args(dy->ctx, k, dx->storage->mem, dy->storage->mem, &s, who)))
+            return st;
+        return clt__launch_1d_group(dy->ctx, k, (uint64_t)((s.count + 15) / 16), 1, who);
+    }
     return clt__layout_run(dy->ctx, "layout_sum_broadcast", dx->storage->mem, dy->storage->mem, &s,
                            who);
 }

@@ -1,7 +1,9 @@
 /* clt_slice and its backward, clt_pad and its backward: one launch each. */
 #include <string.h>
 
+#include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
+#include "program/program.h"
 
 static int64_t elem_off(const clt_tensor *t) { return (int64_t)(t->offset / 4); }
 
@@ -177,6 +179,14 @@ clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *af
         memcpy(&bits, &value, 4);
     }
     s.e1 = bits;
+    if (clt__cpu_style(x->ctx)) { /* one item per row: launched over rows, not elements */
+        cl_kernel k;
+        if ((st = clt__kernel_get(x->ctx, CLT__LAYOUT_FAMILY, "", "layout_pad_rows", &k)))
+            return clt__prefix_error(x->ctx, st, who);
+        if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)))
+            return st;
+        return clt__launch_1d(x->ctx, k, (uint64_t)(s.count / s.shape[s.ndim - 1]), who);
+    }
     return clt__layout_run(x->ctx, "layout_pad", out->storage->mem, x->storage->mem, &s, who);
 }
 
@@ -211,6 +221,13 @@ clt_status clt_pad_backward(const clt_tensor *dy, const int64_t *before, const i
         }
         return clt__layout_copy(dx->ctx, dx->storage->mem, dy->storage->mem, &s, who);
     }
+    /* Reflect: box over dx, a = dy strides, b = dx strides, c = before, e = dy's shape. The
+     * kernel keeps coordinates in 32 bits (registers: cl_kernels/layout/layout.cl). */
+    for (int d = 0; d < n; d++)
+        if (dx->shape[d] > INT32_MAX)
+            return clt__fail(dx->ctx, CLT_ERR_UNSUPPORTED,
+                             "%s: reflect backward supports dims below 2^31 (axis %d has %lld)", who,
+                             d, (long long)dx->shape[d]);
     /* Reflect: box over dx, a = dy strides, b = dx strides, c = before, e = dy's shape. */
     s.ndim = n ? n : 1;
     s.count = dx->numel;
