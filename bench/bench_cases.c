@@ -11,6 +11,7 @@ const bench_suite *const bench_suites[] = {
     &bench_suite_transformer,
     &bench_suite_cnn,
     &bench_suite_ops,
+    &bench_suite_nnops,
 };
 const int bench_suite_count = (int)(sizeof bench_suites / sizeof bench_suites[0]);
 

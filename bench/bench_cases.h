@@ -78,6 +78,7 @@ extern const bench_suite bench_suite_seed;
 extern const bench_suite bench_suite_micro;
 extern const bench_suite bench_suite_gemm;
 extern const bench_suite bench_suite_conv;
+extern const bench_suite bench_suite_nnops;
 extern const bench_suite bench_suite_pinn;
 extern const bench_suite bench_suite_fft;
 extern const bench_suite bench_suite_attention;

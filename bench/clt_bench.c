@@ -37,7 +37,7 @@ typedef struct bench_options {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: clt-bench [options]\n"
-            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft, attention, transformer, cnn, ops or all; repeatable or a comma\n"
+            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft, attention, transformer, cnn, ops, nnops or all; repeatable or a comma\n"
             "                   list (default: seed)\n"
             "  --case SUBSTR    only cases whose name contains SUBSTR\n"
             "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"

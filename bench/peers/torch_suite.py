@@ -30,7 +30,7 @@ except ImportError:
     torch = None
 
 SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention", "transformer",
-          "cnn", "ops"]
+          "cnn", "ops", "nnops"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -46,6 +46,10 @@ CONV_BWD_CASES = [("input", CONV_CASES[0]), ("weight", CONV_CASES[0]), ("weight"
 MAX_REPS = 10_000_000
 PINN_SIZES = [200, 1000, 10000]
 PINN_FREQS, PINN_WIDTH = 64, 128
+# nnops suite (bench/suite_nnops.c): (op, rows, cols) of the row-wise ops
+NNOPS_ROWS = [("layer_norm", 1024, 128), ("layer_norm", 4096, 1024), ("layer_norm_backward", 1024, 128),
+              ("layer_norm_backward", 4096, 1024), ("rms_norm", 4096, 1024), ("cross_entropy", 1024, 512),
+              ("cross_entropy", 4096, 32000)]
 # fft suite (bench/suite_fft.c): (name, kind, dims, batch); GB/s = 2 x complex bytes / time
 FFT_CASES = [("fft_c2c/1024x4096", "c2c", (1024,), 4096), ("fft_c2c/4096x1024", "c2c", (4096,), 1024),
              ("fft_c2c/65536x64", "c2c", (65536,), 64), ("fft_c2c/16777216x1", "c2c", (16777216,), 1),
@@ -555,6 +559,63 @@ class Peer:
             return Bench(lambda: o.uniform_(), 4.0 * p[0], "gbps")
         if op == "random_normal":
             return Bench(lambda: o.normal_(), 4.0 * p[0], "gbps")
+    def nnops(self, op, *dims):
+        """The nnops suite (bench/suite_nnops.c): same shapes, same byte counts; backward rows time
+        torch.autograd.grad of the op (what a training step runs), with grad mode on (the runner
+        measures under no_grad)."""
+        with torch.enable_grad():
+            bench = self.nnops_case(op, *dims)
+        run = bench.run
+
+        @torch.enable_grad()
+        def run_with_grad():
+            return run()
+        bench.run = run_with_grad
+        return bench
+
+    def nnops_case(self, op, *dims):
+        F = torch.nn.functional
+        if op in ("layer_norm", "layer_norm_backward", "rms_norm"):
+            r, d = dims
+            x, w, b = self.rand(r, d), self.rand(d), self.rand(d)
+            n = r * d
+            if op == "layer_norm":
+                return Bench(lambda: F.layer_norm(x, (d,), w, b, 1e-5), 8.0 * n, "gbps")
+            if op == "rms_norm":
+                return Bench(lambda: F.rms_norm(x, (d,), w, 1e-6), 8.0 * n, "gbps")
+            xg = x.clone().requires_grad_(True)
+            wg, bg = w.clone().requires_grad_(True), b.clone().requires_grad_(True)
+            y, dy = F.layer_norm(xg, (d,), wg, bg, 1e-5), self.rand(r, d)
+            return Bench(lambda: torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True), 12.0 * n, "gbps")
+        if op in ("batch_norm", "batch_norm_backward"):
+            nb, c, h = dims
+            x, w, b = self.rand(nb, c, h, h), self.rand(c), self.rand(c)
+            rm, rv = self.rand(c), self.rand(c)
+            n = nb * c * h * h
+            if op == "batch_norm":
+                return Bench(lambda: F.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5), 8.0 * n, "gbps")
+            xg = x.clone().requires_grad_(True)
+            wg, bg = w.clone().requires_grad_(True), b.clone().requires_grad_(True)
+            y, dy = F.batch_norm(xg, rm, rv, wg, bg, True, 0.1, 1e-5), self.rand(nb, c, h, h)
+            return Bench(lambda: torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True), 12.0 * n, "gbps")
+        if op == "cross_entropy":  # forward + gradient (cltensor fuses both in one launch)
+            r, k = dims
+            z = self.rand(r, k).requires_grad_(True)
+            t = (torch.arange(r, device=self.device) * 7919) % k
+
+            def run():
+                loss = F.cross_entropy(z, t)
+                return torch.autograd.grad(loss, z)
+            return Bench(run, 8.0 * r * k, "gbps", "forward + backward")
+        if op == "adamw_multi":
+            total, count = dims
+            each = total // count
+            sizes = [each] * (count - 1) + [total - each * (count - 1)]
+            params = [self.rand(s).requires_grad_(True) for s in sizes]
+            for p in params:
+                p.grad = self.rand(p.numel())
+            opt = torch.optim.AdamW(params, lr=1e-3)
+            return Bench(opt.step, 28.0 * total, "gbps", "torch.optim.AdamW default (foreach)")
         raise KeyError(op)
 
     def cases(self, suite):
@@ -602,6 +663,12 @@ class Peer:
             out += [(f"pinn_train_step/{n}", lambda n=n: self.pinn(n, 1, 1)) for n in PINN_SIZES]
             out.append(("pinn_100_epochs/200", lambda: self.pinn(200, 100, 1)))
             out.append(("pinn_100_epochs_deferred10/200", lambda: self.pinn(200, 100, 10)))
+        elif suite == "nnops":
+            out += [(f"{op}/{a}x{b}", lambda op=op, a=a, b=b: self.nnops(op, a, b))
+                    for op, a, b in NNOPS_ROWS]
+            out += [(f"{op}/n32c64h56", lambda op=op: self.nnops(op, 32, 64, 56))
+                    for op in ("batch_norm", "batch_norm_backward")]
+            out.append(("adamw_multi/10000000x50", lambda: self.nnops("adamw_multi", 10000000, 50)))
         elif suite == "fft":
             out += [(name, lambda k=k, d=d, b=b: self.fft(k, d, b))
                     for name, k, d, b in FFT_CASES if not (cpu and name in FFT_GPU_ONLY)]

@@ -14,7 +14,9 @@
 
 clt_status clt__loss_kernel(clt_context *ctx, const char *name, const char *who, cl_kernel *k, size_t *wg_out)
 {
-    size_t wg = LOSS_WG;
+    /* CPU devices (POCL): one item per row / channel, no barriers; a work-group of 256 items and
+     * its barriers cost ~20 us per row on POCL, which serialises the items of a group */
+    size_t wg = clt__cpu_style(ctx) ? 1 : LOSS_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && wg * 6 * sizeof(float) > ctx->limits.local_mem_budget)

@@ -11,7 +11,9 @@
 clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name, const char *who,
                             cl_kernel *k, size_t *wg_out)
 {
-    size_t wg = NORM_WG;
+    /* CPU devices (POCL): one item per row / channel, no barriers; a work-group of 256 items and
+     * its barriers cost ~20 us per row on POCL, which serialises the items of a group */
+    size_t wg = clt__cpu_style(ctx) ? 1 : NORM_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
     while (wg > 1 && wg * 2 * sizeof(float) > ctx->limits.local_mem_budget)

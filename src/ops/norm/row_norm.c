@@ -145,47 +145,47 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     for (int a = 0; a < 8; a++)
         off.s[a] = clt__f32_off(t[a]);
     cl_ulong4 dims = {{g->R, g->L, g->S, g->G}};
-    if ((t[6] || t[7]) && g->P > 0) {
-        int segs = g->S > 1 || g->G > 1;
-        cl_kernel k;
-        size_t wg;
-        if ((st = clt__norm_kernel(ctx, "norm", segs ? "rownorm_dparams_segs" : "rownorm_dparams_cols",
-                                   who, &k, &wg)) != CLT_SUCCESS)
-            return st;
+    /* both kernels are built before either is enqueued: a build failure enqueues nothing */
+    int want_params = (t[6] || t[7]) && g->P > 0, want_dx = t[5] && g->R > 0 && g->L > 0;
+    int segs = g->S > 1 || g->G > 1, cpu = clt__cpu_style(ctx);
+    cl_kernel kp = NULL, kd = NULL;
+    size_t wgp = 1, wgd = 1;
+    const char *pname = segs ? "rownorm_dparams_segs" : cpu ? "rownorm_dparams_cols16" : "rownorm_dparams_cols";
+    if ((want_params && (st = clt__norm_kernel(ctx, "norm", pname, who, &kp, &wgp)) != CLT_SUCCESS) ||
+        (want_dx && (st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", who, &kd, &wgd)) != CLT_SUCCESS))
+        return st;
+    if (want_params) {
         cl_uint flags = rms | (t[7] ? F_BETA : 0) | (t[6] ? F_SAVE : 0);
         static const int order[6] = {0, 1, 3, 4, 6, 7};
         for (cl_uint a = 0; a < 6; a++)
-            if ((st = clt__f32_set_buffer(ctx, k, a, t[order[a]], who)) != CLT_SUCCESS)
+            if ((st = clt__f32_set_buffer(ctx, kp, a, t[order[a]], who)) != CLT_SUCCESS)
                 return st;
-        if ((st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
-            (st = clt__set_arg(ctx, k, 7, sizeof dims, &dims, who)) ||
-            (st = clt__set_arg(ctx, k, 8, sizeof flags, &flags, who)))
+        if ((st = clt__set_arg(ctx, kp, 6, sizeof off, &off, who)) ||
+            (st = clt__set_arg(ctx, kp, 7, sizeof dims, &dims, who)) ||
+            (st = clt__set_arg(ctx, kp, 8, sizeof flags, &flags, who)))
             return st;
         if (segs)
-            st = clt__norm_launch_groups(ctx, k, g->P, wg, who);
+            st = clt__norm_launch_groups(ctx, kp, g->P, wgp, who);
         else {
-            size_t local = clt__fit_local(ctx, k, 64);
-            size_t global = (size_t)((g->P + local - 1) / local) * local;
-            st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
+            uint64_t items = cpu ? (g->P + 15) / 16 : g->P; /* cols16: a block of 16 columns each */
+            size_t local = clt__fit_local(ctx, kp, cpu ? 1 : 64);
+            size_t global = (size_t)((items + local - 1) / local) * local;
+            st = clt__enqueue_kernel(ctx, kp, 1, &global, &local, who);
         }
         if (st != CLT_SUCCESS)
             return st;
     }
-    if (!t[5] || g->R == 0 || g->L == 0)
+    if (!want_dx)
         return CLT_SUCCESS;
-    cl_kernel k;
-    size_t wg;
-    if ((st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", who, &k, &wg)) != CLT_SUCCESS)
-        return st;
     cl_uint flags = rms | (t[2] ? F_GAMMA : 0);
     for (cl_uint a = 0; a < 6; a++)
-        if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
+        if ((st = clt__f32_set_buffer(ctx, kd, a, t[a], who)) != CLT_SUCCESS)
             return st;
-    if ((st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
-        (st = clt__set_arg(ctx, k, 7, sizeof dims, &dims, who)) ||
-        (st = clt__set_arg(ctx, k, 8, sizeof flags, &flags, who)))
+    if ((st = clt__set_arg(ctx, kd, 6, sizeof off, &off, who)) ||
+        (st = clt__set_arg(ctx, kd, 7, sizeof dims, &dims, who)) ||
+        (st = clt__set_arg(ctx, kd, 8, sizeof flags, &flags, who)))
         return st;
-    return clt__norm_launch_groups(ctx, k, g->R, wg, who);
+    return clt__norm_launch_groups(ctx, kd, g->R, wgd, who);
 }
 
 /* ------------------------------------------------------------------------- public entry points */

@@ -360,9 +360,11 @@ clt_status clt_clip_grad_norm(int count, clt_tensor *const *grad, float max_norm
     int nsegs;
     if ((st = mt_segments(ctx, count, one_role, &segs, &nsegs, who)) != CLT_SUCCESS)
         return st;
-    cl_kernel k;
+    cl_kernel k, k_apply;
     size_t wg;
-    if ((st = mt_kernel(ctx, "mt_sumsq", who, &k, &wg)) != CLT_SUCCESS) {
+    /* the scaling kernel is built before the first sum launch: a build failure enqueues nothing */
+    if ((st = mt_kernel(ctx, "mt_sumsq", who, &k, &wg)) != CLT_SUCCESS ||
+        (st = mt_kernel(ctx, "mt_apply", who, &k_apply, NULL)) != CLT_SUCCESS) {
         free(segs);
         return st;
     }
