@@ -246,6 +246,9 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
     }
     if (!st)
         st = add(l, use, "random", "", 0, NULL);
+    return st;
+}
+
 /* norm_common.c clt__norm_kernel, loss_common.c clt__loss_kernel, multi_tensor.c mt_kernel: WG 256
  * (1 on CPU-style devices for norm and loss) halved until `floats_per_item` floats per item fit the
  * local memory budget. */
