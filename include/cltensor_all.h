@@ -13,6 +13,7 @@
 #include "cltensor_gemm.h"
 #include "cltensor_loss.h"
 #include "cltensor_mlp.h"
+#include "cltensor_multi.h"
 #include "cltensor_norm.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"

@@ -13,8 +13,9 @@
  *     input (CLT_ERR_ALIASING).
  *   - Axes are 0 .. ndim-1 (negative axes count from the end, as in NumPy); any other value is
  *     CLT_ERR_INVALID_AXIS.
- *   - Every op is one kernel launch, except clt_concat / clt_stack / clt_split / clt_unstack with
- *     more than 4 non-empty pieces (one launch per 4). Empty tensors are valid and enqueue nothing.
+ *   - Every op is one kernel launch, except clt_concat / clt_stack / clt_split / clt_unstack: on
+ *     GPUs one launch per 4 non-empty pieces, on CPU devices one per piece. Empty tensors are valid
+ *     and enqueue nothing.
  *   - Only enqueues; on any error nothing is enqueued, nothing changes and clt_last_error(ctx) names
  *     the call.
  */
@@ -62,11 +63,11 @@ CLT_API clt_status clt_slice_backward(const clt_tensor *dy, const int64_t *start
                                       const int64_t *step, clt_tensor *dx);
 
 /** out = xs[0], ..., xs[n-1] joined along `axis`: all have out's ndim, equal dims except along
- *  axis, where out's dim is their sum. n >= 1 (else CLT_ERR_INVALID_ARGUMENT). One launch per
- *  4 non-empty inputs. Its backward is clt_split. */
+ *  axis, where out's dim is their sum. n >= 1 (else CLT_ERR_INVALID_ARGUMENT). Its backward is
+ *  clt_split. */
 CLT_API clt_status clt_concat(int n, const clt_tensor *const *xs, int axis, clt_tensor *out);
 /** The inverse of clt_concat: outs[i] = the consecutive pieces of x along axis (their dims along
- *  axis sum to x's). One launch per 4 non-empty pieces. */
+ *  axis sum to x's). */
 CLT_API clt_status clt_split(const clt_tensor *x, int axis, int n, clt_tensor *const *outs);
 /** out = xs stacked along a new axis `axis` (0 .. ndim of the inputs): all inputs have one shape,
  *  out has it with n inserted at axis. Its backward is clt_unstack. */

@@ -61,6 +61,23 @@ void clt__parallel_copy(void *dst, const void *src, size_t bytes);
 clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                             clt_future **out);
 
+/* A future completed by another layer (the dist collectives): clt_future_poll / wait / get call
+ * hooks->progress(state, block, who), which returns CLT_SUCCESS once complete, CLT_ERR_NOT_READY
+ * while not (block == 0 only), or the failure (recorded on the context). clt_future_free (and the
+ * context's teardown) calls hooks->release(state) once. Such a future carries no data (get with
+ * bytes == 0). */
+typedef struct clt__future_hooks {
+    clt_status (*progress)(void *state, int block, const char *who);
+    void (*release)(void *state);
+} clt__future_hooks;
+clt_status clt__future_custom(clt_context *ctx, const clt__future_hooks *hooks, void *state,
+                              clt_future **out);
+
+/* transfer.c: a CL_MEM_ALLOC_HOST_PTR buffer of `bytes`, mapped for good without waiting for work on
+ * ctx->queue (OpenCL error returned, mem NULL, on failure), and its unmap (waited for) + release. */
+cl_int clt__pinned_create(clt_context *ctx, size_t bytes, cl_mem *mem, unsigned char **ptr);
+void clt__pinned_release(clt_context *ctx, cl_mem mem, void *ptr);
+
 /* -------------------------------------------------------- workspace.c */
 
 #define CLT_WORKSPACE_SLOTS 7
