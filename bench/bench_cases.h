@@ -81,6 +81,9 @@ extern const bench_suite bench_suite_conv;
 extern const bench_suite bench_suite_nnops;
 extern const bench_suite bench_suite_pinn;
 extern const bench_suite bench_suite_fft;
+extern const bench_suite bench_suite_attention;
+extern const bench_suite bench_suite_transformer;
+extern const bench_suite bench_suite_cnn;
 extern const bench_suite bench_suite_ops;
 
 /* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
@@ -136,5 +139,9 @@ clt_status bench_setup_topk(bench_env *env, const bench_case *c, bench_run *out)
 clt_status bench_setup_dropout(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_random_uniform(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_random_normal(bench_env *env, const bench_case *c, bench_run *out);
+
+/* bench_models.c: the transformer and cnn suites, p = {batch, steps, deferred loss read}. */
+clt_status bench_setup_transformer(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_cnn(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

@@ -38,7 +38,7 @@ typedef struct bench_options {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: clt-bench [options]\n"
-            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft, ops, nnops or all; repeatable or a comma\n"
+            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft, attention, transformer, cnn, ops, nnops or all; repeatable or a comma\n"
             "                   (--suite dist: alone, under mpirun, CLT_WITH_MPI builds; bench_dist.c)\n"
             "                   list (default: seed)\n"
             "  --case SUBSTR    only cases whose name contains SUBSTR\n"

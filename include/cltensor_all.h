@@ -7,6 +7,7 @@
 #define CLTENSOR_ALL_H
 
 #include "cltensor.h"
+#include "cltensor_attention.h"
 #include "cltensor_conv.h"
 #include "cltensor_fft.h"
 #include "cltensor_gemm.h"

@@ -29,7 +29,8 @@ try:
 except ImportError:
     torch = None
 
-SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "ops", "nnops"]
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention", "transformer",
+          "cnn", "ops", "nnops"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -59,6 +60,22 @@ FFT_GPU_ONLY = {"fft_c2c/16777216x1"}
 FFT_BATCHED = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 1000, 1536, 85]
 FFT_BATCHED_TOTAL_GPU, FFT_BATCHED_TOTAL_CPU = 512 << 20, 32 << 20
 FNO_CASE = (8, 32, 64, 64, 16, 16)  # B, channels, H, W, m1, m2
+# transformer / cnn suites (bench/suite_models.c): (name, batch, steps, deferred, gpu only)
+TRANSFORMER_CASES = [("transformer_train_step/b8", 8, 1, 0, 0),
+                     ("transformer_100_steps_deferred/b8", 8, 100, 1, 1),
+                     ("transformer_train_step/b2", 2, 1, 0, 0)]
+CNN_CASES = [("cnn_train_step/b32", 32, 1, 0, 0), ("cnn_100_steps_deferred/b32", 32, 100, 1, 1),
+             ("cnn_train_step/b8", 8, 1, 0, 0)]
+MODEL_LR = 0.05
+# attention suite (bench/suite_attention.c): (name, b, h, s, d, backward, causal, gpu only)
+ATTENTION_CASES = [("attention_forward/b8h8s1024d64", 8, 8, 1024, 64, 0, 0, 1),
+                   ("attention_backward/b8h8s1024d64", 8, 8, 1024, 64, 1, 0, 1),
+                   ("attention_forward/b32h12s512d64", 32, 12, 512, 64, 0, 0, 1),
+                   ("attention_backward/b32h12s512d64", 32, 12, 512, 64, 1, 0, 1),
+                   ("attention_forward_causal/b8h8s1024d64", 8, 8, 1024, 64, 0, 1, 1),
+                   ("attention_backward_causal/b8h8s1024d64", 8, 8, 1024, 64, 1, 1, 1),
+                   ("attention_forward/b2h4s256d64", 2, 4, 256, 64, 0, 0, 0),
+                   ("attention_backward/b2h4s256d64", 2, 4, 256, 64, 1, 0, 0)]
 
 
 # The ops suite (bench/suite_ops.c): (op, shape name, parameters).
@@ -385,6 +402,112 @@ class Peer:
             return Bench(spectral, note="reference FNO SpectralConv2d, eager")
         return Bench(lambda: F.gelu(spectral() + conv(x)), note="spectral + 1x1 conv, GELU, eager")
 
+    def attention(self, b, h, s, d, backward, causal):
+        """F.scaled_dot_product_attention in fp32 (PyTorch picks its backend: flash needs f16/bf16,
+        so fp32 runs memory-efficient attention on CUDA); FLOP as bench/suite_attention.c counts."""
+        q, k, v = (self.rand(b, h, s, d).requires_grad_(backward == 1) for _ in range(3))
+        flop = 4.0 * b * h * s * s * d * (2.5 if backward else 1.0) * (0.5 if causal else 1.0)
+        if not backward:
+            def fwd():
+                with torch.no_grad():
+                    F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+            return Bench(fwd, flop, "gflops", "F.scaled_dot_product_attention fp32")
+        with torch.enable_grad():  # the runner measures under no_grad
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+        dout = self.rand(b, h, s, d)
+        return Bench(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), flop,
+                     "gflops", "autograd.grad of F.scaled_dot_product_attention fp32")
+
+    # ------------------------------------------------------------------ transformer / cnn
+    def gpt_net(self):
+        """bench/model_gpt.h: 2 pre-norm blocks (d 128, 4 heads, causal SDPA, ReLU MLP 4d), final
+        LayerNorm, Linear head without bias; vocab 512, context 128."""
+        nn = torch.nn
+        V, T, C, H = 512, 128, 128, 4
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln1, self.qkv, self.proj = nn.LayerNorm(C), nn.Linear(C, 3 * C), nn.Linear(C, C)
+                self.ln2, self.fc1, self.fc2 = nn.LayerNorm(C), nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
+
+            def forward(self, x):
+                b, t, _ = x.shape
+                q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, H, C // H).permute(2, 0, 3, 1, 4)
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                x = x + self.proj(y.transpose(1, 2).reshape(b, t, C))
+                return x + self.fc2(F.relu(self.fc1(self.ln2(x))))
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.wte, self.wpe = nn.Embedding(V, C), nn.Parameter(0.02 * torch.randn(T, C))
+                self.blocks = nn.ModuleList([Block(), Block()])
+                self.lnf, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
+
+            def forward(self, ids):
+                x = self.wte(ids) + self.wpe
+                for blk in self.blocks:
+                    x = blk(x)
+                return self.head(self.lnf(x))
+
+        return GPT().to(self.device), V, T
+
+    def cnn_net(self):
+        """bench/model_cnn.h: conv-BN-ReLU, max pool, a residual block, a strided conv, global
+        average pool, Linear 32 -> 10."""
+        nn = torch.nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1, self.b1 = nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c2, self.b2 = nn.Conv2d(16, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c3, self.b3 = nn.Conv2d(16, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c4 = nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False)
+                self.b4, self.fc = nn.BatchNorm2d(32), nn.Linear(32, 10)
+
+            def forward(self, x):
+                p = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+                r = F.relu(self.b3(self.c3(F.relu(self.b2(self.c2(p))))) + p)
+                y = F.relu(self.b4(self.c4(r)))
+                return self.fc(y.mean(dim=(2, 3)))
+
+        return Net().to(self.device)
+
+    def train_model(self, kind, batch, steps, deferred):
+        """`steps` SGD steps (lr 0.05) of the identical model; deferred: the losses stay on the
+        device until the last step (one sync), else loss.item() after each step."""
+        if kind == "gpt":
+            net, V, T = self.gpt_net()
+            x = torch.randint(0, V, (batch, T), device=self.device)
+            y = (x * 5 + 3) % V
+            loss_fn = lambda: F.cross_entropy(net(x).view(-1, V), y.view(-1))
+        else:
+            net = self.cnn_net()
+            x = self.rand(batch, 3, 16, 16) - 0.5
+            y = torch.arange(batch, device=self.device) % 10
+            loss_fn = lambda: F.cross_entropy(net(x), y)
+        opt = torch.optim.SGD(net.parameters(), lr=MODEL_LR)
+
+        @torch.enable_grad()  # the runner measures under no_grad
+        def run():
+            losses = []
+            for _ in range(steps):
+                opt.zero_grad(set_to_none=True)
+                loss = loss_fn()
+                loss.backward()
+                opt.step()
+                if deferred:
+                    losses.append(loss.detach())
+                else:
+                    last = loss.item()
+            if deferred:
+                last = torch.stack(losses).cpu()[-1].item()
+            return last
+
+        return Bench(run, note=f"{steps} SGD step(s), eager" + (", losses read at the end" if deferred else ""))
+
     # ------------------------------------------------------------------ the case list
     def layout_index_random(self, op, p):
         """The ops suite (bench/suite_ops.c): same shapes, outputs preallocated where torch has out=."""
@@ -436,8 +559,6 @@ class Peer:
             return Bench(lambda: o.uniform_(), 4.0 * p[0], "gbps")
         if op == "random_normal":
             return Bench(lambda: o.normal_(), 4.0 * p[0], "gbps")
-        raise ValueError(op)
-
     def nnops(self, op, *dims):
         """The nnops suite (bench/suite_nnops.c): same shapes, same byte counts; backward rows time
         torch.autograd.grad of the op (what a training step runs), with grad mode on (the runner
@@ -555,6 +676,15 @@ class Peer:
             b, c, h, w, m1, _ = FNO_CASE
             out.append((f"fno_spectral_conv/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(False)))
             out.append((f"fno_layer/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(True)))
+        elif suite == "transformer":
+            out += [(name, lambda a=(b, st, d): self.train_model("gpt", *a))
+                    for name, b, st, d, gpu in TRANSFORMER_CASES if not (cpu and gpu)]
+        elif suite == "cnn":
+            out += [(name, lambda a=(b, st, d): self.train_model("cnn", *a))
+                    for name, b, st, d, gpu in CNN_CASES if not (cpu and gpu)]
+        elif suite == "attention":
+            out += [(name, lambda a=(b, h, s, d, bw, ca): self.attention(*a))
+                    for name, b, h, s, d, bw, ca, gpu in ATTENTION_CASES if not (cpu and gpu)]
         elif suite == "ops":
             out += [(f"{op}/{name}", lambda op=op, p=p: self.layout_index_random(op, p))
                     for op, name, p in OPS_CASES]
