@@ -7,6 +7,11 @@ const bench_suite *const bench_suites[] = {
     &bench_suite_transfer, &bench_suite_seed, &bench_suite_micro,
     &bench_suite_gemm,     &bench_suite_conv, &bench_suite_pinn,
     &bench_suite_fft,
+    &bench_suite_attention,
+    &bench_suite_transformer,
+    &bench_suite_cnn,
+    &bench_suite_ops,
+    &bench_suite_nnops,
 };
 const int bench_suite_count = (int)(sizeof bench_suites / sizeof bench_suites[0]);
 

@@ -78,8 +78,13 @@ extern const bench_suite bench_suite_seed;
 extern const bench_suite bench_suite_micro;
 extern const bench_suite bench_suite_gemm;
 extern const bench_suite bench_suite_conv;
+extern const bench_suite bench_suite_nnops;
 extern const bench_suite bench_suite_pinn;
 extern const bench_suite bench_suite_fft;
+extern const bench_suite bench_suite_attention;
+extern const bench_suite bench_suite_transformer;
+extern const bench_suite bench_suite_cnn;
+extern const bench_suite bench_suite_ops;
 
 /* Setups shared between suites (e.g. add in seed and micro) go here, defined in the suite file of
  * their op family. */
@@ -121,5 +126,25 @@ clt_status bench_setup_pinn(bench_env *env, const bench_case *c, bench_run *out)
  * p = {B, channels, H, W, m1, m2, whole layer}. */
 clt_status bench_setup_fft(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_fno(bench_env *env, const bench_case *c, bench_run *out);
+
+/* bench_ops.c: the ops suite (layout, indexing, random); parameters in suite_ops.c. */
+clt_status bench_setup_permute_0213(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_transpose_last2(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_slice_step2(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_concat3_last(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_pad_reflect_hw(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_broadcast_backward_rows(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_embedding(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_embedding_bwd_atomic(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_embedding_bwd_det(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_masked_fill_causal(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_topk(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_dropout(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_random_uniform(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_random_normal(bench_env *env, const bench_case *c, bench_run *out);
+
+/* bench_models.c: the transformer and cnn suites, p = {batch, steps, deferred loss read}. */
+clt_status bench_setup_transformer(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_cnn(bench_env *env, const bench_case *c, bench_run *out);
 
 #endif

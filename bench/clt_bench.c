@@ -9,6 +9,7 @@
 
 #include "bench_cases.h"
 #include "bench_compare.h"
+#include "bench_dist.h"
 #include "bench_startup.h"
 #include "bench_report.h"
 #include "bench_timing.h"
@@ -37,7 +38,8 @@ typedef struct bench_options {
 static void usage(FILE *f) {
     fprintf(f,
             "usage: clt-bench [options]\n"
-            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft or all; repeatable or a comma\n"
+            "  --suite NAME     transfer, seed, micro, gemm, conv, pinn, fft, attention, transformer, cnn, ops, nnops or all; repeatable or a comma\n"
+            "                   (--suite dist: alone, under mpirun, CLT_WITH_MPI builds; bench_dist.c)\n"
             "                   list (default: seed)\n"
             "  --case SUBSTR    only cases whose name contains SUBSTR\n"
             "  --json FILE      write the JSON lines to FILE (stdout then shows only the table)\n"
@@ -318,6 +320,14 @@ static int run_all(bench_env *env, const bench_options *o, bench_report *rep) {
 }
 
 int main(int argc, char **argv) {
+    if (bench_dist_requested(argc, argv)) { /* its own timing, under mpirun (bench_dist.c) */
+#ifdef CLT_WITH_MPI
+        return bench_dist_main(argc, argv);
+#else
+        fprintf(stderr, "clt-bench: --suite dist needs a build with -DCLT_WITH_MPI=ON\n");
+        return 1;
+#endif
+    }
     bench_options o;
     memset(&o, 0, sizeof o);
     if (parse_args(argc, argv, &o) != 0)

@@ -198,6 +198,12 @@ clt_status pinn_forward(pinn_net *net)
 
 clt_status pinn_gradients(pinn_net *net)
 {
+    return pinn_gradients_notify(net, NULL, NULL);
+}
+
+clt_status pinn_gradients_notify(pinn_net *net, clt_status (*layer_done)(void *user, int64_t first),
+                                 void *user)
+{
     clt_status st = pinn_forward(net);
     clt_tensor *y = net->act[PINN_LAYERS];
     if (!st)
@@ -211,6 +217,8 @@ clt_status pinn_gradients(pinn_net *net)
                       o, 0.0f, net->grads, net->poff[l], o, NULL);
         if (!st && !aug)
             st = clt_reduce(CLT_REDUCE_SUM, g, 1, &axis0, 0, net->db[l]);
+        if (!st && layer_done)
+            st = layer_done(user, net->poff[l]);
         if (st || l == 0)
             break;
         /* dL/d(act[l]) = (g W^T) * tanh'(act[l]) = (g W^T) * (1 - act[l]^2): one fused GEMM */

@@ -43,6 +43,12 @@ void pinn_free(pinn_net *net);
 clt_status pinn_forward(pinn_net *net);
 /* Enqueue forward, loss (into net->loss), backward (into grads) — no Adam. */
 clt_status pinn_gradients(pinn_net *net);
+/* pinn_gradients, calling layer_done(user, first) as soon as the gradients of every parameter from
+ * flat offset `first` on are enqueued (after each layer's dW / db, the last layer first), so that a
+ * data-parallel step starts exchanging them while the backward of earlier layers is enqueued and
+ * runs. A status other than CLT_SUCCESS from layer_done stops the pass and is returned. */
+clt_status pinn_gradients_notify(pinn_net *net, clt_status (*layer_done)(void *user, int64_t first),
+                                 void *user);
 /* pinn_gradients then one Adam step over the flat parameters. 15 launches; never waits. */
 clt_status pinn_train_step(pinn_net *net);
 

@@ -5,7 +5,8 @@ set -euo pipefail
 top="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 packages=(build-essential cmake pkg-config ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
           libclblast-dev libclfft-dev libvkfft-dev check libsubunit-dev clinfo libcjson-dev doxygen
-          clang-15 lld-15 rocm-device-libs)  # the last three: the AMD kernel ISA check (tests/isa)
+          clang-15 lld-15 rocm-device-libs  # these three: the AMD kernel ISA check (tests/isa)
+          libopenmpi-dev openmpi-bin)        # the MPI layer and its tests (CLT_WITH_MPI)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -21,5 +22,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # Warnings are errors in CI (CLT_WERROR defaults to OFF for packagers on newer compilers).
-cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=Release -DCLT_WERROR=ON >/dev/null
+cmake -S "$top" -B "$top/build" -DCMAKE_BUILD_TYPE=Release -DCLT_WERROR=ON -DCLT_WITH_MPI=ON >/dev/null
 cmake --build "$top/build" -j"$(nproc)"

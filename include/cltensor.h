@@ -119,7 +119,10 @@ typedef enum clt_status {
     CLT_ERR_CONTEXT_MISMATCH = 12,     /**< handles from different contexts mixed */
     CLT_ERR_IO = 13,                   /**< a file could not be read or written */
     CLT_ERR_INVALID_AXIS = 14,         /**< axis out of range */
-    CLT_ERR_ALIASING = 15              /**< output overlaps an input where the op forbids it */
+    CLT_ERR_ALIASING = 15,             /**< output overlaps an input where the op forbids it */
+    CLT_ERR_COMM = 16                  /**< a distributed collective failed: an MPI error, a peer that
+                                            did not answer within the timeout, or a communicator
+                                            broken by an earlier failure (cltensor_dist.h) */
 } clt_status;
 
 /** Short constant name of a status ("CLT_ERR_INVALID_SHAPE"); unknown values give "CLT_ERR_UNKNOWN".

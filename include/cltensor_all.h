@@ -8,12 +8,19 @@
 
 #include "cltensor.h"
 #include "cltensor_cast.h"
+#include "cltensor_attention.h"
 #include "cltensor_conv.h"
 #include "cltensor_fft.h"
 #include "cltensor_gemm.h"
+#include "cltensor_loss.h"
 #include "cltensor_mlp.h"
+#include "cltensor_multi.h"
+#include "cltensor_norm.h"
 #include "cltensor_ops.h"
 #include "cltensor_profile.h"
 #include "cltensor_train.h"
+#include "cltensor_layout.h"
+#include "cltensor_index.h"
+#include "cltensor_random.h"
 
 #endif /* CLTENSOR_ALL_H */

@@ -73,6 +73,75 @@ CLT_API clt_status clt_mse_loss_with_grad(const clt_tensor *pred, const clt_tens
 CLT_API clt_status clt_fourier_features(const clt_tensor *x, const clt_tensor *B, float scale,
                                         clt_tensor *out);
 
+
+/* ------------------------------------------------------------------ more optimisers */
+
+/** torch.optim.AdamW's defaults: lr 1e-3, betas 0.9 / 0.999, eps 1e-8, weight_decay 0.01. */
+CLT_API void clt_adamw_params_init(clt_adam_params *p);
+
+/** One fused AdamW update (torch.optim.AdamW, amsgrad off): decoupled weight decay,
+ *    param *= 1 - lr * weight_decay, then the Adam step without L2 term (g = grad).
+ *  Same tensors, checks and statuses as clt_adam_step; the same kernel (one launch). */
+CLT_API clt_status clt_adamw_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m,
+                                  clt_tensor *v, const clt_adam_params *p, int64_t step);
+
+/** SGD hyper-parameters, as torch.optim.SGD. */
+typedef struct clt_sgd_params {
+    float lr;           /**< >= 0 */
+    float momentum;     /**< >= 0 */
+    float dampening;    /**< in [0, 1] */
+    float weight_decay; /**< >= 0, L2 (added to the gradient) */
+    int nesterov;       /**< 1: Nesterov momentum (needs momentum > 0 and dampening 0) */
+} clt_sgd_params;
+
+/** torch's defaults: lr 1e-3 (torch requires one), momentum 0, dampening 0, weight_decay 0, no Nesterov. */
+CLT_API void clt_sgd_params_init(clt_sgd_params *p);
+
+/** One SGD update in place, as torch.optim.SGD:
+ *    g = grad + weight_decay * param
+ *    with momentum: buf = g on step 1, else momentum * buf + (1 - dampening) * g;
+ *                   g = nesterov ? g + momentum * buf : buf
+ *    param -= lr * g
+ *  momentum_buf (param's shape) is needed when momentum > 0 (CLT_ERR_INVALID_ARGUMENT when NULL;
+ *  ignored otherwise); on step 1 it is only written. Shapes: CLT_ERR_INVALID_SHAPE; overlaps:
+ *  CLT_ERR_ALIASING; step < 1, a hyper-parameter out of range, nesterov with momentum 0 or
+ *  dampening != 0: CLT_ERR_INVALID_ARGUMENT. One launch. */
+CLT_API clt_status clt_sgd_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *momentum_buf,
+                                const clt_sgd_params *p, int64_t step);
+
+/* Multi-tensor forms: one call updates a list of `count` parameter tensors (each with its own shape;
+ * param[i], grad[i], m[i], v[i] have the same shape). The tensors are grouped into segments: tensors
+ * that lie back to back in one buffer for every role (views of one flat parameter arena, as
+ * bench/bench_pinn.c lays them out) merge into one segment; each launch updates up to 8 segments
+ * (every buffer of a launch is a kernel argument: OpenCL 1.2 has no pointer tables). So a whole
+ * network in an arena is ONE launch, and 50 separately allocated tensors are 7 launches. Results are
+ * those of the single-tensor calls. No written tensor (param, m, v, momentum_buf) may overlap any
+ * other tensor of the call (grads may overlap grads): CLT_ERR_ALIASING. count 0 does nothing;
+ * count < 0 or a NULL array or element: CLT_ERR_INVALID_ARGUMENT. */
+
+/** clt_adam_step over a list (see above). */
+CLT_API clt_status clt_adam_step_multi(int count, clt_tensor *const *param,
+                                       const clt_tensor *const *grad, clt_tensor *const *m,
+                                       clt_tensor *const *v, const clt_adam_params *p, int64_t step);
+/** clt_adamw_step over a list (see above). */
+CLT_API clt_status clt_adamw_step_multi(int count, clt_tensor *const *param,
+                                        const clt_tensor *const *grad, clt_tensor *const *m,
+                                        clt_tensor *const *v, const clt_adam_params *p, int64_t step);
+/** clt_sgd_step over a list (see above); momentum_buf may be NULL when momentum is 0. */
+CLT_API clt_status clt_sgd_step_multi(int count, clt_tensor *const *param,
+                                      const clt_tensor *const *grad, clt_tensor *const *momentum_buf,
+                                      const clt_sgd_params *p, int64_t step);
+
+/** torch.nn.utils.clip_grad_norm_ with norm_type 2, entirely on the device (no host read):
+ *  total = sqrt(sum over every element of every grad[i]^2), written to total_norm (one f32
+ *  element, may be NULL); then every grad[i] *= min(1, max_norm / (total + 1e-6)). max_norm must be
+ *  finite and >= 0 (CLT_ERR_INVALID_ARGUMENT). The grads may not overlap each other or total_norm
+ *  (CLT_ERR_ALIASING). Launches: one sum of squares per 8 segments (the last group of the last one
+ *  finishes the norm deterministically), then one scaling per 8 segments. The float sum of squares
+ *  overflows to inf for norms past ~1.8e19 (then every coefficient is 0, as in torch's float32). */
+CLT_API clt_status clt_clip_grad_norm(int count, clt_tensor *const *grad, float max_norm,
+                                      clt_tensor *total_norm);
+
 #ifdef __cplusplus
 }
 #endif

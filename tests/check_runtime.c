@@ -100,6 +100,7 @@ START_TEST(status_strings_are_constant_names)
         {CLT_ERR_IO, "CLT_ERR_IO"},
         {CLT_ERR_INVALID_AXIS, "CLT_ERR_INVALID_AXIS"},
         {CLT_ERR_ALIASING, "CLT_ERR_ALIASING"},
+        {CLT_ERR_COMM, "CLT_ERR_COMM"},
     };
     /* Stable values: the table order is the numbering. */
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
@@ -108,7 +109,7 @@ START_TEST(status_strings_are_constant_names)
         ck_assert_ptr_nonnull(s);
         ck_assert_str_eq(s, table[i].name);
     }
-    const int unknown[] = {16, 17, 99, -1, 1 << 30};
+    const int unknown[] = {17, 18, 99, -1, 1 << 30};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++) {
         const char *s = clt_status_string((clt_status)unknown[i]);
         ck_assert_ptr_nonnull(s);

@@ -29,7 +29,8 @@ try:
 except ImportError:
     torch = None
 
-SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft"]
+SUITES = ["transfer", "seed", "micro", "gemm", "conv", "pinn", "fft", "attention", "transformer",
+          "cnn", "ops", "nnops"]
 MICRO_SIZES = [1024, 65536, 1048576, 16777216]
 MICRO_ROWS = [(64, 1000), (512, 1000), (4096, 4096)]
 GEMM_SIZES = [128, 256, 512, 1024, 2048, 4096, 8192]
@@ -45,6 +46,10 @@ CONV_BWD_CASES = [("input", CONV_CASES[0]), ("weight", CONV_CASES[0]), ("weight"
 MAX_REPS = 10_000_000
 PINN_SIZES = [200, 1000, 10000]
 PINN_FREQS, PINN_WIDTH = 64, 128
+# nnops suite (bench/suite_nnops.c): (op, rows, cols) of the row-wise ops
+NNOPS_ROWS = [("layer_norm", 1024, 128), ("layer_norm", 4096, 1024), ("layer_norm_backward", 1024, 128),
+              ("layer_norm_backward", 4096, 1024), ("rms_norm", 4096, 1024), ("cross_entropy", 1024, 512),
+              ("cross_entropy", 4096, 32000)]
 # fft suite (bench/suite_fft.c): (name, kind, dims, batch); GB/s = 2 x complex bytes / time
 FFT_CASES = [("fft_c2c/1024x4096", "c2c", (1024,), 4096), ("fft_c2c/4096x1024", "c2c", (4096,), 1024),
              ("fft_c2c/65536x64", "c2c", (65536,), 64), ("fft_c2c/16777216x1", "c2c", (16777216,), 1),
@@ -55,6 +60,41 @@ FFT_GPU_ONLY = {"fft_c2c/16777216x1"}
 FFT_BATCHED = [64, 128, 256, 512, 1024, 2048, 4096, 8192, 1000, 1536, 85]
 FFT_BATCHED_TOTAL_GPU, FFT_BATCHED_TOTAL_CPU = 512 << 20, 32 << 20
 FNO_CASE = (8, 32, 64, 64, 16, 16)  # B, channels, H, W, m1, m2
+# transformer / cnn suites (bench/suite_models.c): (name, batch, steps, deferred, gpu only)
+TRANSFORMER_CASES = [("transformer_train_step/b8", 8, 1, 0, 0),
+                     ("transformer_100_steps_deferred/b8", 8, 100, 1, 1),
+                     ("transformer_train_step/b2", 2, 1, 0, 0)]
+CNN_CASES = [("cnn_train_step/b32", 32, 1, 0, 0), ("cnn_100_steps_deferred/b32", 32, 100, 1, 1),
+             ("cnn_train_step/b8", 8, 1, 0, 0)]
+MODEL_LR = 0.05
+# attention suite (bench/suite_attention.c): (name, b, h, s, d, backward, causal, gpu only)
+ATTENTION_CASES = [("attention_forward/b8h8s1024d64", 8, 8, 1024, 64, 0, 0, 1),
+                   ("attention_backward/b8h8s1024d64", 8, 8, 1024, 64, 1, 0, 1),
+                   ("attention_forward/b32h12s512d64", 32, 12, 512, 64, 0, 0, 1),
+                   ("attention_backward/b32h12s512d64", 32, 12, 512, 64, 1, 0, 1),
+                   ("attention_forward_causal/b8h8s1024d64", 8, 8, 1024, 64, 0, 1, 1),
+                   ("attention_backward_causal/b8h8s1024d64", 8, 8, 1024, 64, 1, 1, 1),
+                   ("attention_forward/b2h4s256d64", 2, 4, 256, 64, 0, 0, 0),
+                   ("attention_backward/b2h4s256d64", 2, 4, 256, 64, 1, 0, 0)]
+
+
+# The ops suite (bench/suite_ops.c): (op, shape name, parameters).
+OPS_CASES = [("permute_0213", "8x1024x8x64", (8, 1024, 8, 64)),
+             ("transpose_last2", "64x512x64", (64, 512, 64)),
+             ("transpose_last2", "1x4096x4096", (1, 4096, 4096)),
+             ("slice_step2", "4096x4096", (4096, 4096)),
+             ("concat3_last", "8x1024x256", (8, 1024, 256)),
+             ("pad_reflect", "8x64x56x56", (8, 64, 56, 56)),
+             ("bias_grad", "8192x512", (8192, 512)),
+             ("embedding", "512x128x1024", (512, 128, 1024)),
+             ("embedding_backward_atomic", "512x128x1024", (512, 128, 1024)),
+             ("embedding_backward_det", "512x128x1024", (512, 128, 1024)),
+             ("masked_fill_causal", "64x512", (64, 512)),
+             ("topk", "64x32000k64", (64, 32000, 64)),
+             ("topk", "64x32000k1", (64, 32000, 1)),
+             ("dropout", "16777216", (16777216,)),
+             ("random_uniform", "16777216", (16777216,)),
+             ("random_normal", "16777216", (16777216,))]
 
 
 class Bench:
@@ -387,7 +427,222 @@ class Peer:
             return Bench(spectral, note="reference FNO SpectralConv2d, eager")
         return Bench(lambda: F.gelu(spectral() + conv(x)), note="spectral + 1x1 conv, GELU, eager")
 
+    def attention(self, b, h, s, d, backward, causal):
+        """F.scaled_dot_product_attention in fp32 (PyTorch picks its backend: flash needs f16/bf16,
+        so fp32 runs memory-efficient attention on CUDA); FLOP as bench/suite_attention.c counts."""
+        q, k, v = (self.rand(b, h, s, d).requires_grad_(backward == 1) for _ in range(3))
+        flop = 4.0 * b * h * s * s * d * (2.5 if backward else 1.0) * (0.5 if causal else 1.0)
+        if not backward:
+            def fwd():
+                with torch.no_grad():
+                    F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+            return Bench(fwd, flop, "gflops", "F.scaled_dot_product_attention fp32")
+        with torch.enable_grad():  # the runner measures under no_grad
+            out = F.scaled_dot_product_attention(q, k, v, is_causal=bool(causal))
+        dout = self.rand(b, h, s, d)
+        return Bench(lambda: torch.autograd.grad(out, (q, k, v), dout, retain_graph=True), flop,
+                     "gflops", "autograd.grad of F.scaled_dot_product_attention fp32")
+
+    # ------------------------------------------------------------------ transformer / cnn
+    def gpt_net(self):
+        """bench/model_gpt.h: 2 pre-norm blocks (d 128, 4 heads, causal SDPA, ReLU MLP 4d), final
+        LayerNorm, Linear head without bias; vocab 512, context 128."""
+        nn = torch.nn
+        V, T, C, H = 512, 128, 128, 4
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln1, self.qkv, self.proj = nn.LayerNorm(C), nn.Linear(C, 3 * C), nn.Linear(C, C)
+                self.ln2, self.fc1, self.fc2 = nn.LayerNorm(C), nn.Linear(C, 4 * C), nn.Linear(4 * C, C)
+
+            def forward(self, x):
+                b, t, _ = x.shape
+                q, k, v = self.qkv(self.ln1(x)).view(b, t, 3, H, C // H).permute(2, 0, 3, 1, 4)
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                x = x + self.proj(y.transpose(1, 2).reshape(b, t, C))
+                return x + self.fc2(F.relu(self.fc1(self.ln2(x))))
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.wte, self.wpe = nn.Embedding(V, C), nn.Parameter(0.02 * torch.randn(T, C))
+                self.blocks = nn.ModuleList([Block(), Block()])
+                self.lnf, self.head = nn.LayerNorm(C), nn.Linear(C, V, bias=False)
+
+            def forward(self, ids):
+                x = self.wte(ids) + self.wpe
+                for blk in self.blocks:
+                    x = blk(x)
+                return self.head(self.lnf(x))
+
+        return GPT().to(self.device), V, T
+
+    def cnn_net(self):
+        """bench/model_cnn.h: conv-BN-ReLU, max pool, a residual block, a strided conv, global
+        average pool, Linear 32 -> 10."""
+        nn = torch.nn
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1, self.b1 = nn.Conv2d(3, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c2, self.b2 = nn.Conv2d(16, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c3, self.b3 = nn.Conv2d(16, 16, 3, padding=1, bias=False), nn.BatchNorm2d(16)
+                self.c4 = nn.Conv2d(16, 32, 3, stride=2, padding=1, bias=False)
+                self.b4, self.fc = nn.BatchNorm2d(32), nn.Linear(32, 10)
+
+            def forward(self, x):
+                p = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+                r = F.relu(self.b3(self.c3(F.relu(self.b2(self.c2(p))))) + p)
+                y = F.relu(self.b4(self.c4(r)))
+                return self.fc(y.mean(dim=(2, 3)))
+
+        return Net().to(self.device)
+
+    def train_model(self, kind, batch, steps, deferred):
+        """`steps` SGD steps (lr 0.05) of the identical model; deferred: the losses stay on the
+        device until the last step (one sync), else loss.item() after each step."""
+        if kind == "gpt":
+            net, V, T = self.gpt_net()
+            x = torch.randint(0, V, (batch, T), device=self.device)
+            y = (x * 5 + 3) % V
+            loss_fn = lambda: F.cross_entropy(net(x).view(-1, V), y.view(-1))
+        else:
+            net = self.cnn_net()
+            x = self.rand(batch, 3, 16, 16) - 0.5
+            y = torch.arange(batch, device=self.device) % 10
+            loss_fn = lambda: F.cross_entropy(net(x), y)
+        opt = torch.optim.SGD(net.parameters(), lr=MODEL_LR)
+
+        @torch.enable_grad()  # the runner measures under no_grad
+        def run():
+            losses = []
+            for _ in range(steps):
+                opt.zero_grad(set_to_none=True)
+                loss = loss_fn()
+                loss.backward()
+                opt.step()
+                if deferred:
+                    losses.append(loss.detach())
+                else:
+                    last = loss.item()
+            if deferred:
+                last = torch.stack(losses).cpu()[-1].item()
+            return last
+
+        return Bench(run, note=f"{steps} SGD step(s), eager" + (", losses read at the end" if deferred else ""))
+
     # ------------------------------------------------------------------ the case list
+    def layout_index_random(self, op, p):
+        """The ops suite (bench/suite_ops.c): same shapes, outputs preallocated where torch has out=."""
+        F = torch.nn.functional
+        if op == "permute_0213":
+            x, o = self.rand(*p), self.empty(p[0], p[2], p[1], p[3])
+            return Bench(lambda: o.copy_(x.permute(0, 2, 1, 3)), 8.0 * x.numel(), "gbps")
+        if op == "transpose_last2":
+            x, o = self.rand(*p), self.empty(p[0], p[2], p[1])
+            return Bench(lambda: o.copy_(x.transpose(1, 2)), 8.0 * x.numel(), "gbps")
+        if op == "slice_step2":
+            x, o = self.rand(*p), self.empty((p[0] + 1) // 2, (p[1] + 1) // 2)
+            return Bench(lambda: o.copy_(x[::2, ::2]), 8.0 * o.numel(), "gbps")
+        if op == "concat3_last":
+            xs, o = [self.rand(*p) for _ in range(3)], self.empty(p[0], p[1], 3 * p[2])
+            return Bench(lambda: torch.cat(xs, -1, out=o), 8.0 * o.numel(), "gbps")
+        if op == "pad_reflect":
+            x = self.rand(*p)
+            return Bench(lambda: F.pad(x, (1, 1, 1, 1), mode="reflect"),
+                         4.0 * p[0] * p[1] * (p[2] * p[3] + (p[2] + 2) * (p[3] + 2)), "gbps")
+        if op == "bias_grad":
+            dy, o = self.rand(*p), self.empty(p[1])
+            return Bench(lambda: torch.sum(dy, 0, out=o), 4.0 * dy.numel() + 4.0 * p[1], "gbps")
+        if op.startswith("embedding"):
+            v, d, t = p
+            ids = torch.randint(0, v, (t,), device=self.device)
+            if op == "embedding":
+                w, o = self.rand(v, d), self.empty(t, d)
+                return Bench(lambda: torch.index_select(w, 0, ids, out=o), 8.0 * t * d + 4.0 * t, "gbps")
+            dy = self.rand(t, d)
+            det = op == "embedding_backward_det"
+            return Bench(lambda: torch.ops.aten.embedding_dense_backward(dy, ids, v, -1, False),
+                         8.0 * t * d + 4.0 * t + 4.0 * v * d, "gbps",
+                         "embedding_dense_backward" + (" (torch is deterministic by default)" if det else ""))
+        if op == "masked_fill_causal":
+            bh, s = p
+            x = self.rand(bh, s, s)
+            m = torch.ones(s, s, device=self.device, dtype=torch.bool).triu(1)
+            return Bench(lambda: x.masked_fill(m, -1e30), 8.0 * x.numel() + 4.0 * s * s, "gbps")
+        if op == "topk":
+            r, n, k = p
+            x, v, i = self.rand(r, n), self.empty(r, k), self.empty(r, k, dtype=torch.int64)
+            return Bench(lambda: torch.topk(x, k, -1, out=(v, i)), 4.0 * r * n + 8.0 * r * k, "gbps")
+        if op == "dropout":
+            x = self.rand(p[0])
+            return Bench(lambda: torch.native_dropout(x, 0.1, True), 9.0 * p[0], "gbps")
+        o = self.empty(p[0])
+        if op == "random_uniform":
+            return Bench(lambda: o.uniform_(), 4.0 * p[0], "gbps")
+        if op == "random_normal":
+            return Bench(lambda: o.normal_(), 4.0 * p[0], "gbps")
+    def nnops(self, op, *dims):
+        """The nnops suite (bench/suite_nnops.c): same shapes, same byte counts; backward rows time
+        torch.autograd.grad of the op (what a training step runs), with grad mode on (the runner
+        measures under no_grad)."""
+        with torch.enable_grad():
+            bench = self.nnops_case(op, *dims)
+        run = bench.run
+
+        @torch.enable_grad()
+        def run_with_grad():
+            return run()
+        bench.run = run_with_grad
+        return bench
+
+    def nnops_case(self, op, *dims):
+        F = torch.nn.functional
+        if op in ("layer_norm", "layer_norm_backward", "rms_norm"):
+            r, d = dims
+            x, w, b = self.rand(r, d), self.rand(d), self.rand(d)
+            n = r * d
+            if op == "layer_norm":
+                return Bench(lambda: F.layer_norm(x, (d,), w, b, 1e-5), 8.0 * n, "gbps")
+            if op == "rms_norm":
+                return Bench(lambda: F.rms_norm(x, (d,), w, 1e-6), 8.0 * n, "gbps")
+            xg = x.clone().requires_grad_(True)
+            wg, bg = w.clone().requires_grad_(True), b.clone().requires_grad_(True)
+            y, dy = F.layer_norm(xg, (d,), wg, bg, 1e-5), self.rand(r, d)
+            return Bench(lambda: torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True), 12.0 * n, "gbps")
+        if op in ("batch_norm", "batch_norm_backward"):
+            nb, c, h = dims
+            x, w, b = self.rand(nb, c, h, h), self.rand(c), self.rand(c)
+            rm, rv = self.rand(c), self.rand(c)
+            n = nb * c * h * h
+            if op == "batch_norm":
+                return Bench(lambda: F.batch_norm(x, rm, rv, w, b, True, 0.1, 1e-5), 8.0 * n, "gbps")
+            xg = x.clone().requires_grad_(True)
+            wg, bg = w.clone().requires_grad_(True), b.clone().requires_grad_(True)
+            y, dy = F.batch_norm(xg, rm, rv, wg, bg, True, 0.1, 1e-5), self.rand(nb, c, h, h)
+            return Bench(lambda: torch.autograd.grad(y, (xg, wg, bg), dy, retain_graph=True), 12.0 * n, "gbps")
+        if op == "cross_entropy":  # forward + gradient (cltensor fuses both in one launch)
+            r, k = dims
+            z = self.rand(r, k).requires_grad_(True)
+            t = (torch.arange(r, device=self.device) * 7919) % k
+
+            def run():
+                loss = F.cross_entropy(z, t)
+                return torch.autograd.grad(loss, z)
+            return Bench(run, 8.0 * r * k, "gbps", "forward + backward")
+        if op == "adamw_multi":
+            total, count = dims
+            each = total // count
+            sizes = [each] * (count - 1) + [total - each * (count - 1)]
+            params = [self.rand(s).requires_grad_(True) for s in sizes]
+            for p in params:
+                p.grad = self.rand(p.numel())
+            opt = torch.optim.AdamW(params, lr=1e-3)
+            return Bench(opt.step, 28.0 * total, "gbps", "torch.optim.AdamW default (foreach)")
+        raise KeyError(op)
+
     def cases(self, suite):
         """(name, factory) pairs of a suite; cases torch cannot run here are left out."""
         cpu = not self.cuda
@@ -440,6 +695,12 @@ class Peer:
             out += [(f"pinn_train_step/{n}", lambda n=n: self.pinn(n, 1, 1)) for n in PINN_SIZES]
             out.append(("pinn_100_epochs/200", lambda: self.pinn(200, 100, 1)))
             out.append(("pinn_100_epochs_deferred10/200", lambda: self.pinn(200, 100, 10)))
+        elif suite == "nnops":
+            out += [(f"{op}/{a}x{b}", lambda op=op, a=a, b=b: self.nnops(op, a, b))
+                    for op, a, b in NNOPS_ROWS]
+            out += [(f"{op}/n32c64h56", lambda op=op: self.nnops(op, 32, 64, 56))
+                    for op in ("batch_norm", "batch_norm_backward")]
+            out.append(("adamw_multi/10000000x50", lambda: self.nnops("adamw_multi", 10000000, 50)))
         elif suite == "fft":
             out += [(name, lambda k=k, d=d, b=b: self.fft(k, d, b))
                     for name, k, d, b in FFT_CASES if not (cpu and name in FFT_GPU_ONLY)]
@@ -447,6 +708,18 @@ class Peer:
             b, c, h, w, m1, _ = FNO_CASE
             out.append((f"fno_spectral_conv/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(False)))
             out.append((f"fno_layer/{b}x{c}x{h}x{w}m{m1}", lambda: self.fno(True)))
+        elif suite == "transformer":
+            out += [(name, lambda a=(b, st, d): self.train_model("gpt", *a))
+                    for name, b, st, d, gpu in TRANSFORMER_CASES if not (cpu and gpu)]
+        elif suite == "cnn":
+            out += [(name, lambda a=(b, st, d): self.train_model("cnn", *a))
+                    for name, b, st, d, gpu in CNN_CASES if not (cpu and gpu)]
+        elif suite == "attention":
+            out += [(name, lambda a=(b, h, s, d, bw, ca): self.attention(*a))
+                    for name, b, h, s, d, bw, ca, gpu in ATTENTION_CASES if not (cpu and gpu)]
+        elif suite == "ops":
+            out += [(f"{op}/{name}", lambda op=op, p=p: self.layout_index_random(op, p))
+                    for op, name, p in OPS_CASES]
         return out
 
 

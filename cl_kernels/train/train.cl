@@ -4,7 +4,9 @@
  * offsets and counts). Offsets come packed in one ulong4 to keep the argument count low.
  *
  * adam_step: one element per work item over a full grid (no stride loop), the update of param, m and v from grad in registers; s = (lr / bias correction 1, beta1, beta2, eps,
- *   weight decay, sqrt(bias correction 2)). Same operation order as torch.optim.Adam.
+ *   L2 weight decay (Adam; 0 for AdamW), sqrt(bias correction 2), decoupled decay factor
+ *   1 - lr * weight_decay (AdamW; 1 for Adam)). Same operation order as torch.optim.Adam / AdamW
+ *   (AdamW scales param first, then subtracts the step).
  * mse_loss: ONE work-group of WG items: item i sums the squared differences of elements
  *   i, i + WG, ... into a float, then a tree in local memory; item 0 writes sum * inv_count. The
  *   order is fixed, so the result is deterministic. With sc.y != 0 (clt_mse_loss_with_grad) each
@@ -40,7 +42,7 @@ __kernel void adam_step(__global float *param, __global const float *grad, __glo
     m[off.s2 + i] = mi;
     v[off.s3 + i] = vi;
     float denom = sqrt(vi) / s.s5 + s.s3;
-    param[off.s0 + i] = p - s.s0 * (mi / denom);
+    param[off.s0 + i] = p * s.s6 - s.s0 * (mi / denom);
 }
 
 /* off = (pred, target, out, dpred); sc = (1 / count, gradient scale or 0: no gradient). pred and

@@ -15,6 +15,8 @@ struct clt_future {
     int slot;            /* ring slot index, -1 when host is malloc'ed */
     int done;
     cl_int exec_status;  /* negative: the read (or earlier work) failed */
+    const clt__future_hooks *hooks; /* a future driven by another layer (dist), or NULL */
+    void *hook_state;
     struct clt_future *prev, *next; /* the ring's list of live futures */
 };
 
@@ -107,6 +109,29 @@ clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t 
     return CLT_SUCCESS;
 }
 
+clt_status clt__future_custom(clt_context *ctx, const clt__future_hooks *hooks, void *state,
+                              clt_future **out)
+{
+    *out = NULL;
+    struct clt_future_ring *ring = NULL;
+    clt_status st = ring_get(ctx, &ring);
+    if (st != CLT_SUCCESS)
+        return st;
+    clt_future *f = calloc(1, sizeof *f);
+    if (!f)
+        return clt__fail(ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "out of host memory for a future");
+    f->ctx = ctx;
+    f->slot = -1;
+    f->hooks = hooks;
+    f->hook_state = state;
+    f->next = ring->live;
+    if (ring->live)
+        ring->live->prev = f;
+    ring->live = f;
+    *out = f;
+    return CLT_SUCCESS;
+}
+
 /* The outcome of a settled future, recorded on its context when it failed. */
 static clt_status settled_status(clt_future *f, const char *who)
 {
@@ -128,6 +153,8 @@ static void settle(clt_future *f, cl_int exec)
 /* Block until the read is done (block != 0) or just look. CLT_ERR_NOT_READY when still running. */
 static clt_status progress(clt_future *f, int block, const char *who)
 {
+    if (f->hooks)
+        return f->hooks->progress(f->hook_state, block, who);
     if (f->done)
         return settled_status(f, who);
     cl_int err = block ? clWaitForEvents(1, &f->event) : clFlush(f->ctx->queue);
@@ -183,6 +210,8 @@ clt_status clt_future_get(clt_future *f, void *dst, size_t bytes)
 /* Wait for the read (the host memory must not be reused under it), then free everything. */
 static void future_release(struct clt_future_ring *ring, clt_future *f)
 {
+    if (f->hooks)
+        f->hooks->release(f->hook_state);
     if (f->event) {
         clWaitForEvents(1, &f->event);
         clReleaseEvent(f->event);

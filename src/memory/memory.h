@@ -61,13 +61,30 @@ void clt__parallel_copy(void *dst, const void *src, size_t bytes);
 clt_status clt__future_read(clt_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                             clt_future **out);
 
+/* A future completed by another layer (the dist collectives): clt_future_poll / wait / get call
+ * hooks->progress(state, block, who), which returns CLT_SUCCESS once complete, CLT_ERR_NOT_READY
+ * while not (block == 0 only), or the failure (recorded on the context). clt_future_free (and the
+ * context's teardown) calls hooks->release(state) once. Such a future carries no data (get with
+ * bytes == 0). */
+typedef struct clt__future_hooks {
+    clt_status (*progress)(void *state, int block, const char *who);
+    void (*release)(void *state);
+} clt__future_hooks;
+clt_status clt__future_custom(clt_context *ctx, const clt__future_hooks *hooks, void *state,
+                              clt_future **out);
+
+/* transfer.c: a CL_MEM_ALLOC_HOST_PTR buffer of `bytes`, mapped for good without waiting for work on
+ * ctx->queue (OpenCL error returned, mem NULL, on failure), and its unmap (waited for) + release. */
+cl_int clt__pinned_create(clt_context *ctx, size_t bytes, cl_mem *mem, unsigned char **ptr);
+void clt__pinned_release(clt_context *ctx, cl_mem mem, void *ptr);
+
 /* -------------------------------------------------------- workspace.c */
 
 #define CLT_WORKSPACE_SLOTS 7
 
 /* Persistent per-context scratch buffers, one per slot (0 .. CLT_WORKSPACE_SLOTS-1). Owners:
  * 0 reductions, 1 conv columns (forward im2col, grad-weight columns), 2 conv backward, 3 pooling,
- * 4 GEMM split-K, 6 FFT intermediates (slot 5 unused). Returns a buffer of at least `bytes` that lives
+ * 4 GEMM split-K, 5 loss reductions and clip_grad_norm, 6 FFT intermediates. Returns a buffer of at least `bytes` that lives
  * until the context is
  * destroyed or the slot grows. *fresh is 1 when the buffer was just created (its contents are
  * undefined: the caller initialises what it needs once), 0 when it is the one handed out before,

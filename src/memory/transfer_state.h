@@ -25,11 +25,7 @@ struct clt_transfer {
     struct clt_future_ring *ring;      /* owned by future.c, NULL until first needed */
 };
 
-/* transfer.c: a CL_MEM_ALLOC_HOST_PTR buffer of `bytes`, mapped for good without waiting for work on
- * ctx->queue. Returns the OpenCL error (mem stays NULL) on failure. */
-cl_int clt__pinned_create(clt_context *ctx, size_t bytes, cl_mem *mem, unsigned char **ptr);
-/* Unmap (waiting for that) and release. */
-void clt__pinned_release(clt_context *ctx, cl_mem mem, void *ptr);
+/* clt__pinned_create / clt__pinned_release (transfer.c) are declared in memory.h. */
 
 /* future.c: wait for every live future's read, free them all, release the ring. */
 void clt__future_ring_destroy(clt_context *ctx, struct clt_future_ring *ring);

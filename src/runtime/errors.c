@@ -25,6 +25,7 @@ const char *clt_status_string(clt_status status)
     case CLT_ERR_IO: return "CLT_ERR_IO";
     case CLT_ERR_INVALID_AXIS: return "CLT_ERR_INVALID_AXIS";
     case CLT_ERR_ALIASING: return "CLT_ERR_ALIASING";
+    case CLT_ERR_COMM: return "CLT_ERR_COMM";
     }
     return "CLT_ERR_UNKNOWN";
 }

@@ -224,6 +224,21 @@ static int parse_args(int argc, char **argv, info_options *o) {
     return 0;
 }
 
+/* Whether a context opens on device `index` (every device is listed; some may refuse, e.g. a driver
+ * that lists a device it cannot drive). "" when it opens, else the reason. */
+static void device_usable(int index, char *why, size_t cap) {
+    char sel[16];
+    snprintf(sel, sizeof sel, "%d", index);
+    clt_context_options opts;
+    clt_context_options_init(&opts);
+    opts.device = sel;
+    clt_context *ctx = NULL;
+    why[0] = '\0';
+    if (clt_context_create(&opts, &ctx) != CLT_SUCCESS)
+        snprintf(why, cap, "%s", clt_last_error(NULL));
+    clt_context_free(ctx);
+}
+
 static int fail(const char *what, clt_status st, const clt_context *ctx) {
     fprintf(stderr, "clt-info: %s: %s: %s\n", what, clt_status_string(st), clt_last_error(ctx));
     return 1;
@@ -329,6 +344,9 @@ int main(int argc, char **argv) {
                        devs[i].platform_version);
             }
             print_device_text(&devs[i], i == selected);
+            char why[256];
+            device_usable(i, why, sizeof why);
+            printf("      usable            %s%s\n", why[0] ? "no: " : "yes (a context opens)", why);
         }
         if (!failed)
             print_context_text(&devs[selected], &limits, &cache, dispatch);

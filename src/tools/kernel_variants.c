@@ -227,6 +227,57 @@ static clt_status train_variants(clt_context *ctx, clt__variant_use use, clt__va
     return add(l, use, "train", opts, (int)wg, NULL);
 }
 
+/* The layout, index and random families (src/ops/layout, index, random): fixed kernels; GPUs
+ * add the 32-bit layout copy and the work-group topk (256 items), CPUs the per-row topk with its
+ * candidate arrays of 8 .. 256 (topk.c). */
+static clt_status layout_index_random_variants(int cpu, clt__variant_use use, clt__variant_list *l)
+{
+    clt_status st = add(l, use, "layout", "", 0, NULL);
+    if (!st && !cpu)
+        st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
+    if (!st)
+        st = add(l, use, "index", "", 0, NULL);
+    if (!st && !cpu)
+        st = add(l, use, "index", "-DTK_WG=256", 256, NULL);
+    for (unsigned k = 8; !st && cpu && k <= 256; k *= 2) {
+        char opts[32];
+        snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
+        st = add(l, use, "index", opts, 0, NULL);
+    }
+    if (!st)
+        st = add(l, use, "random", "", 0, NULL);
+    return st;
+}
+
+/* norm_common.c clt__norm_kernel, loss_common.c clt__loss_kernel, multi_tensor.c mt_kernel: WG 256
+ * (1 on CPU-style devices for norm and loss) halved until `floats_per_item` floats per item fit the
+ * local memory budget. */
+static clt_status wg_variant(clt_context *ctx, clt__variant_use use, clt__variant_list *l,
+                             const char *program, int cpu, size_t floats_per_item)
+{
+    size_t wg = cpu ? 1 : 256;
+    while (wg > ctx->limits.max_work_group_size && wg > 1)
+        wg >>= 1;
+    while (wg > 1 && wg * floats_per_item * sizeof(float) > ctx->limits.local_mem_budget)
+        wg >>= 1;
+    char opts[32];
+    snprintf(opts, sizeof opts, "-DWG=%zu", wg);
+    return add(l, use, program, opts, (int)wg, NULL);
+}
+
+/* The norm, loss and multi-tensor optimiser families (issue 20). */
+static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, clt__variant_list *l)
+{
+    clt_status st = wg_variant(ctx, use, l, "norm", cpu, 2);
+    if (!st)
+        st = wg_variant(ctx, use, l, "batch_norm", cpu, 2);
+    if (!st)
+        st = wg_variant(ctx, use, l, "loss", cpu, 6);
+    if (!st)
+        st = wg_variant(ctx, use, l, "multi_tensor", 0, 1);
+    return st;
+}
+
 static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__variant_use use,
                                  clt__variant_list *l)
 {
@@ -243,11 +294,15 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
     if (!st)
         st = train_variants(ctx, use, l);
     if (!st)
+        st = nn_variants(ctx, cpu, use, l);
+    if (!st)
         st = add(l, use, cpu ? "pool2d_cpu" : "pool2d", "", 0, NULL);
     if (!st && cpu) /* pool2d_global.c: small planes on CPU devices, else the GPU kernel */
         st = add(l, use, "pool2d", "", 0, NULL);
     if (!st)
         st = add(l, use, "tensor", "", 0, NULL);
+    if (!st)
+        st = layout_index_random_variants(cpu, use, l);
     if (!st)
         st = clt__expr_variants(ctx, cpu, use, l, add);
     if (!st) /* every class: auto runs silu networks fused even on CPU devices */

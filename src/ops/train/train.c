@@ -7,6 +7,7 @@
 #include "cltensor_train.h"
 #include "ops/elementwise/elementwise.h"
 #include "ops/common/launch.h"
+#include "ops/train/train_internal.h"
 #include "program/program.h"
 #include "tensor/tensor.h"
 
@@ -86,17 +87,15 @@ static clt_status launch_full(clt_context *ctx, cl_kernel k, uint64_t items, con
 
 static int in_unit(float b) { return b >= 0.0f && b < 1.0f; }
 
-clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m, clt_tensor *v,
-                         const clt_adam_params *p, int64_t step)
+void clt_adamw_params_init(clt_adam_params *p)
 {
-    CLT_PUBLIC_CALL();
-    static const char *who = "clt_adam_step";
-    static const char *const names[4] = {"param", "grad", "m", "v"};
-    const clt_tensor *t[4] = {param, grad, m, v};
-    clt_status st = check_tensors(who, 4, t, names);
-    if (st != CLT_SUCCESS)
-        return st;
-    clt_context *ctx = param->ctx;
+    clt_adam_params_init(p);
+    if (p)
+        p->weight_decay = 0.01f;
+}
+
+clt_status clt__adam_check(clt_context *ctx, const clt_adam_params *p, int64_t step, const char *who)
+{
     if (!p)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: p is NULL", who);
     if (step < 1)
@@ -110,6 +109,33 @@ clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *
                          "weight_decay >= 0 and betas in [0, 1)",
                          who, (double)p->lr, (double)p->beta1, (double)p->beta2, (double)p->eps,
                          (double)p->weight_decay);
+    return CLT_SUCCESS;
+}
+
+cl_float8 clt__adam_scalars(const clt_adam_params *p, int64_t step, int decoupled)
+{
+    /* Bias corrections in double on the host, as torch computes them (Python floats). */
+    double bc1 = 1.0 - pow((double)p->beta1, (double)step);
+    double bc2 = 1.0 - pow((double)p->beta2, (double)step);
+    cl_float8 s = {{(float)(p->lr / bc1), p->beta1, p->beta2, p->eps, decoupled ? 0.0f : p->weight_decay,
+                    (float)sqrt(bc2), decoupled ? (float)(1.0 - (double)p->lr * p->weight_decay) : 1.0f,
+                    0.0f}};
+    return s;
+}
+
+/* clt_adam_step and clt_adamw_step: one kernel, the weight decay either added to the gradient (L2)
+ * or applied to param as a factor (decoupled). */
+static clt_status adam_run(const char *who, int decoupled, clt_tensor *param, const clt_tensor *grad,
+                           clt_tensor *m, clt_tensor *v, const clt_adam_params *p, int64_t step)
+{
+    static const char *const names[4] = {"param", "grad", "m", "v"};
+    const clt_tensor *t[4] = {param, grad, m, v};
+    clt_status st = check_tensors(who, 4, t, names);
+    if (st != CLT_SUCCESS)
+        return st;
+    clt_context *ctx = param->ctx;
+    if ((st = clt__adam_check(ctx, p, step, who)) != CLT_SUCCESS)
+        return st;
     for (int i = 1; i < 4; i++)
         if ((st = clt__ew_same_shape(who, t[i], names[i], param, "param")) != CLT_SUCCESS)
             return st;
@@ -119,11 +145,7 @@ clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *
                 return clt__fail(ctx, CLT_ERR_ALIASING, "%s: %s overlaps %s", who, names[i], names[j]);
     if (param->numel == 0)
         return CLT_SUCCESS;
-    /* Bias corrections in double on the host, as torch computes them (Python floats). */
-    double bc1 = 1.0 - pow((double)p->beta1, (double)step);
-    double bc2 = 1.0 - pow((double)p->beta2, (double)step);
-    cl_float8 s = {{(float)(p->lr / bc1), p->beta1, p->beta2, p->eps, p->weight_decay,
-                    (float)sqrt(bc2), 0.0f, 0.0f}};
+    cl_float8 s = clt__adam_scalars(p, step, decoupled);
     cl_ulong4 off = {{elem_off(param), elem_off(grad), elem_off(m), elem_off(v)}};
     cl_ulong count = (cl_ulong)param->numel;
     cl_kernel k;
@@ -137,6 +159,20 @@ clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *
         (st = clt__set_arg(ctx, k, 6, sizeof s, &s, who)))
         return st;
     return launch_full(ctx, k, count, who);
+}
+
+clt_status clt_adam_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m, clt_tensor *v,
+                         const clt_adam_params *p, int64_t step)
+{
+    CLT_PUBLIC_CALL();
+    return adam_run("clt_adam_step", 0, param, grad, m, v, p, step);
+}
+
+clt_status clt_adamw_step(clt_tensor *param, const clt_tensor *grad, clt_tensor *m, clt_tensor *v,
+                          const clt_adam_params *p, int64_t step)
+{
+    CLT_PUBLIC_CALL();
+    return adam_run("clt_adamw_step", 1, param, grad, m, v, p, step);
 }
 
 /* ------------------------------------------------------------------------------------ MSE */

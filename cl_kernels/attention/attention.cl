@@ -1,0 +1,406 @@
+/* Scaled-dot-product attention, flash-style: forward, and the two backward kernels.
+ *
+ * Layout: Q, O, dO, dQ [B, H, Sq, D]; K, V, dK, dV [B, H, Sk, D]; lse [B, H, Sq]; f32, rows of D
+ * contiguous, each tensor a buffer plus an element offset. key_len (i32 [B], optional) hides keys
+ * j >= key_len[b] (clamped to [0, Sk] here, so a bad value never reads outside K or V); causal
+ * hides keys j > i. The grid's dimension 1 is b * H + h.
+ *
+ * Scores are kept in base 2: q is multiplied once by scale * log2(e), so p = exp2(s - m); the
+ * stored lse is natural-log (lse2 * ln 2), as the header promises.
+ *
+ * attention_fwd: a work-group of ATT_BM items owns ATT_BM query rows (one row per item: its q and
+ *   its output accumulator live in registers). Key/value tiles of ATT_BN rows are loaded by the whole
+ *   group into local memory and read by every item at the same address (a broadcast); the item
+ *   keeps the online softmax state (m, l) and rescales its accumulator when m grows. Causal groups
+ *   stop at the last key their last row sees. A row that sees no key writes 0 and lse = -inf.
+ * attention_bwd_dq: the same split (ATT_BM query rows per group, K/V tiles of ATT_BN rows):
+ *   D_i = dO_i . O_i from the item's own rows, then for each key p = exp2(s - lse2),
+ *   dp = dO_i . v_j, ds = p (dp - D_i), dq += ds k_j; dq is scaled by `scale` at the end.
+ * attention_bwd_dkdv: a group of ATT_BN items owns ATT_BN key rows (their k and v rows sit in
+ *   local memory, padded so items read distinct banks; the dk and dv accumulators in registers).
+ *   Query tiles of ATT_BM rows (q, dO, lse2 and D_i, computed here from O and dO) go to local memory
+ *   and are read as broadcasts: dv += p dO_i, dk += ds q_i. Causal groups start at the first query
+ *   tile that sees their first key. Keys that no query sees write zeros.
+ * Every sum has a fixed order, no atomics: the results are deterministic.
+ *
+ * Loads are float4 (vload4: any element offset works; ATT_ALIGNED=1 when every offset is a
+ * multiple of 4, so plain float4 pointers can be used).
+ *
+ * ATT_UNROLL=0 (CPU devices) keeps every loop rolled: POCL compiles the unrolled
+ * bodies for minutes and runs them no faster.
+ *
+ * -D contract: ATT_D (32, 64 or 128), ATT_BM and ATT_BN (the group sizes named above; the host
+ * checks them against CL_KERNEL_WORK_GROUP_SIZE and the local memory budget: fwd and dq use
+ * 2 * ATT_BN * ATT_D floats, dkdv 2 * ATT_BM * ATT_D + 2 * ATT_BN * (ATT_D + 4) + 2 * ATT_BM).
+ */
+
+#ifndef ATT_D
+#define ATT_D 64 // head dimension
+#endif
+#ifndef ATT_BM
+#define ATT_BM 64 // query rows per tile
+#endif
+#ifndef ATT_BN
+#define ATT_BN 32 // key rows per tile
+#endif
+#ifndef ATT_UNROLL
+#define ATT_UNROLL 1 // unroll loops (GPU: private arrays in registers; CPU: 0, compile time).
+                     // Plain #if around each #pragma: no _Pragma, which not every OpenCL
+                     // front end takes
+#endif
+#ifndef ATT_ALIGNED
+#define ATT_ALIGNED 0 // every tensor offset is a multiple of 4 floats
+#endif
+
+#if ATT_D != 32 && ATT_D != 64 && ATT_D != 128
+#error "ATT_D must be 32, 64 or 128"
+#endif
+#if ATT_BM < 1 || ATT_BN < 1
+#error "ATT_BM and ATT_BN must be positive"
+#endif
+
+#define D4 (ATT_D / 4)
+#define OWN_STRIDE (D4 + 1) /* float4s per padded own row in local memory */
+
+#if ATT_ALIGNED
+#define LOAD4(p, off, idx) (((__global const float4 *)((p) + (off)))[idx])
+#define STORE4(x, p, off, idx) (((__global float4 *)((p) + (off)))[idx] = (x))
+#else
+#define LOAD4(p, off, idx) vload4((idx), (p) + (off))
+#define STORE4(x, p, off, idx) vstore4((x), (idx), (p) + (off))
+#endif
+
+#define LOG2E 1.4426950408889634f
+#define LN2 0.6931471805599453f
+
+static inline float hsum4(float4 a) { return (a.x + a.y) + (a.z + a.w); }
+
+/* Keys visible to batch b at all: key_len clamped to [0, sk]. */
+static inline uint visible_keys(__global const int *key_len, ulong key_len_off, int has_len,
+                                uint b, uint sk)
+{
+    if (!has_len)
+        return sk;
+    int n = key_len[key_len_off + b];
+    return n < 0 ? 0u : (uint)n > sk ? sk : (uint)n;
+}
+
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+              __global const float *v, ulong v_off, __global float *out, ulong out_off,
+              __global float *lse, ulong lse_off, int write_lse, __global const int *key_len,
+              ulong key_len_off, int has_len, uint heads, uint sq, uint sk, float scale_log2,
+              int causal)
+{
+    __local float4 ks[ATT_BN * D4];
+    __local float4 vs[ATT_BN * D4];
+    const uint t = get_local_id(0);
+    const uint bh = get_group_id(1);
+    const uint row0 = get_group_id(0) * ATT_BM;
+    const uint i = row0 + t;
+    const int live = i < sq;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    uint kend = kvis;
+    if (causal && row0 + ATT_BM < kend)
+        kend = row0 + ATT_BM;
+    const ulong qrow = ((ulong)bh * sq + (live ? i : 0)) * D4;
+    const ulong kbase = (ulong)bh * sk * D4;
+
+    float4 qr[D4], acc[D4];
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++) {
+        qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
+        acc[c] = (float4)(0.0f);
+    }
+    float m = -INFINITY, l = 0.0f;
+
+    for (uint j0 = 0; j0 < kend; j0 += ATT_BN) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint e = t; e < ATT_BN * D4; e += ATT_BM) {
+            uint r = e / D4, c = e % D4, j = j0 + r;
+            float4 kv = (float4)(0.0f), vv = (float4)(0.0f);
+            if (j < kend) {
+                kv = LOAD4(k, k_off, kbase + (ulong)j * D4 + c);
+                vv = LOAD4(v, v_off, kbase + (ulong)j * D4 + c);
+            }
+            ks[e] = kv;
+            vs[e] = vv;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[ATT_BN];
+        float tile_max = -INFINITY;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int jj = 0; jj < ATT_BN; jj++) {
+            float4 a = (float4)(0.0f);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++)
+                a = fma(qr[c], ks[jj * D4 + c], a);
+            uint j = j0 + jj;
+            int visible = j < kend && (!causal || j <= i);
+            s[jj] = visible ? hsum4(a) : -INFINITY;
+            tile_max = fmax(tile_max, s[jj]);
+        }
+        float m_new = fmax(m, tile_max);
+        if (m_new == -INFINITY)
+            continue; /* nothing visible yet: the state stays empty */
+        float alpha = exp2(m - m_new);
+        l *= alpha;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int c = 0; c < D4; c++)
+            acc[c] *= alpha;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int jj = 0; jj < ATT_BN; jj++) {
+            float p = exp2(s[jj] - m_new);
+            l += p;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++)
+                acc[c] = fma((float4)(p), vs[jj * D4 + c], acc[c]);
+        }
+        m = m_new;
+    }
+    if (!live)
+        return;
+    float inv = l > 0.0f ? 1.0f / l : 0.0f;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++)
+        STORE4(acc[c] * inv, out, out_off, qrow + c);
+    if (write_lse)
+        lse[lse_off + (ulong)bh * sq + i] = l > 0.0f ? (m + log2(l)) * LN2 : -INFINITY;
+}
+
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_bwd_dq(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                 __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                 __global const float *lse, ulong lse_off, __global const float *d_o, ulong do_off,
+                 __global float *dq, ulong dq_off, __global const int *key_len, ulong key_len_off,
+                 int has_len, uint heads, uint sq, uint sk, float scale_log2, float scale,
+                 int causal)
+{
+    __local float4 ks[ATT_BN * D4];
+    __local float4 vs[ATT_BN * D4];
+    const uint t = get_local_id(0);
+    const uint bh = get_group_id(1);
+    const uint row0 = get_group_id(0) * ATT_BM;
+    const uint i = row0 + t;
+    const int live = i < sq;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    uint kend = kvis;
+    if (causal && row0 + ATT_BM < kend)
+        kend = row0 + ATT_BM;
+    const ulong qrow = ((ulong)bh * sq + (live ? i : 0)) * D4;
+    const ulong kbase = (ulong)bh * sk * D4;
+
+    float4 qr[D4], dor[D4], acc[D4];
+    float4 delta4 = (float4)(0.0f);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++) {
+        qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
+        dor[c] = live ? LOAD4(d_o, do_off, qrow + c) : (float4)(0.0f);
+        if (live)
+            delta4 = fma(dor[c], LOAD4(o, o_off, qrow + c), delta4);
+        acc[c] = (float4)(0.0f);
+    }
+    const float delta = hsum4(delta4);
+    float lse2 = live ? lse[lse_off + (ulong)bh * sq + i] * LOG2E : -INFINITY;
+    const int any = lse2 != -INFINITY; /* a row that saw no key has no gradient */
+
+    for (uint j0 = 0; j0 < kend; j0 += ATT_BN) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint e = t; e < ATT_BN * D4; e += ATT_BM) {
+            uint r = e / D4, c = e % D4, j = j0 + r;
+            float4 kv = (float4)(0.0f), vv = (float4)(0.0f);
+            if (j < kend) {
+                kv = LOAD4(k, k_off, kbase + (ulong)j * D4 + c);
+                vv = LOAD4(v, v_off, kbase + (ulong)j * D4 + c);
+            }
+            ks[e] = kv;
+            vs[e] = vv;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+        for (int jj = 0; jj < ATT_BN; jj++) {
+            float4 a = (float4)(0.0f), b = (float4)(0.0f);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++) {
+                a = fma(qr[c], ks[jj * D4 + c], a);
+                b = fma(dor[c], vs[jj * D4 + c], b);
+            }
+            uint j = j0 + jj;
+            int visible = any && j < kend && (!causal || j <= i);
+            float p = visible ? exp2(hsum4(a) - lse2) : 0.0f;
+            float ds = p * (hsum4(b) - delta);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++)
+                acc[c] = fma((float4)(ds), ks[jj * D4 + c], acc[c]);
+        }
+    }
+    if (!live)
+        return;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++)
+        STORE4(acc[c] * scale, dq, dq_off, qrow + c);
+}
+
+__kernel __attribute__((reqd_work_group_size(ATT_BN, 1, 1))) void
+attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                   __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                   __global const float *lse, ulong lse_off, __global const float *d_o,
+                   ulong do_off, __global float *dk, ulong dk_off, __global float *dv,
+                   ulong dv_off, __global const int *key_len, ulong key_len_off, int has_len,
+                   uint heads, uint sq, uint sk, float scale_log2, float scale, int causal)
+{
+    __local float4 qs[ATT_BM * D4];
+    __local float4 dos[ATT_BM * D4];
+    __local float4 kown[ATT_BN * OWN_STRIDE];
+    __local float4 vown[ATT_BN * OWN_STRIDE];
+    __local float lse2s[ATT_BM];
+    __local float deltas[ATT_BM];
+    const uint t = get_local_id(0);
+    const uint bh = get_group_id(1);
+    const uint key0 = get_group_id(0) * ATT_BN;
+    const uint j = key0 + t;
+    const int live = j < sk;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    const int seen = j < kvis; /* keys past the length get zero gradients */
+    const ulong krow = ((ulong)bh * sk + (live ? j : 0)) * D4;
+    const ulong qbase = (ulong)bh * sq * D4;
+
+    float4 dka[D4], dva[D4];
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++) {
+        /* k is pre-scaled like q in the forward pass: s = (scale log2 e) q . k */
+        kown[t * OWN_STRIDE + c] = seen ? LOAD4(k, k_off, krow + c) * scale_log2 : (float4)(0.0f);
+        vown[t * OWN_STRIDE + c] = seen ? LOAD4(v, v_off, krow + c) : (float4)(0.0f);
+        dka[c] = (float4)(0.0f);
+        dva[c] = (float4)(0.0f);
+    }
+    /* Query tiles that can see a key of this group: causal ones start at the tile holding query
+     * key0; none when the group lies past the visible keys. */
+    uint i_begin = causal ? key0 / ATT_BM * ATT_BM : 0;
+    uint i_end = key0 < kvis ? sq : 0;
+
+    for (uint i0 = i_begin; i0 < i_end; i0 += ATT_BM) {
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (uint e = t; e < ATT_BM * D4; e += ATT_BN) {
+            uint r = e / D4, c = e % D4, i = i0 + r;
+            float4 qv = (float4)(0.0f), dov = (float4)(0.0f);
+            if (i < sq) {
+                qv = LOAD4(q, q_off, qbase + (ulong)i * D4 + c);
+                dov = LOAD4(d_o, do_off, qbase + (ulong)i * D4 + c);
+            }
+            qs[e] = qv;
+            dos[e] = dov;
+        }
+        for (uint r = t; r < ATT_BM; r += ATT_BN) {
+            uint i = i0 + r;
+            float l2 = -INFINITY, dl = 0.0f;
+            if (i < sq) {
+                float4 a = (float4)(0.0f);
+                for (int c = 0; c < D4; c++)
+                    a = fma(LOAD4(d_o, do_off, qbase + (ulong)i * D4 + c),
+                            LOAD4(o, o_off, qbase + (ulong)i * D4 + c), a);
+                dl = hsum4(a);
+                l2 = lse[lse_off + (ulong)bh * sq + i] * LOG2E;
+            }
+            lse2s[r] = l2;
+            deltas[r] = dl;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!seen)
+            continue;
+#if ATT_UNROLL
+#pragma unroll 4
+#else
+#pragma unroll 1
+#endif
+        for (int ii = 0; ii < ATT_BM; ii++) {
+            float4 a = (float4)(0.0f), b = (float4)(0.0f);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++) {
+                a = fma(qs[ii * D4 + c], kown[t * OWN_STRIDE + c], a);
+                b = fma(dos[ii * D4 + c], vown[t * OWN_STRIDE + c], b);
+            }
+            uint i = i0 + ii;
+            float l2 = lse2s[ii];
+            int visible = i < sq && l2 != -INFINITY && (!causal || j <= i);
+            float p = visible ? exp2(hsum4(a) - l2) : 0.0f;
+            float ds = p * (hsum4(b) - deltas[ii]);
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+            for (int c = 0; c < D4; c++) {
+                dva[c] = fma((float4)(p), dos[ii * D4 + c], dva[c]);
+                dka[c] = fma((float4)(ds), qs[ii * D4 + c], dka[c]);
+            }
+        }
+    }
+    if (!live)
+        return;
+#if ATT_UNROLL
+#pragma unroll
+#else
+#pragma unroll 1
+#endif
+    for (int c = 0; c < D4; c++) {
+        STORE4(dka[c] * scale, dk, dk_off, krow + c);
+        STORE4(dva[c], dv, dv_off, krow + c);
+    }
+}

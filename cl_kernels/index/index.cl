@@ -1,0 +1,296 @@
+/* Indexing kernels: embedding lookup and backward, gather / scatter(-add) along an axis (also
+ * index_select / index_add), masked_fill, one_hot, and the row selection behind argmax / topk.
+ *
+ * Data: f32 (moved as uint where nothing is computed), i32 indices. Every index is 64-bit. An
+ * index outside [0, dim) is never used to address memory: lookups write 0, scatters skip it.
+ * Every kernel but the row selection is a 1-D grid-stride loop over s.count items.
+ * The index description (common/strided.h) maps each item to offsets in the two operands (a, b)
+ * and in the index tensor (strides d, offset c[0]); other extras are named per kernel.
+ *
+ * Float atomics: OpenCL 1.2 has none, so an add is a compare-and-swap loop on the bits.
+ *
+ * -D contract: TK_WG (power of two, the row selection's local size; default 256); TK_KMAX (the
+ * CPU row selection's candidate capacity, >= k; index_topk_rows exists only when it is defined).
+ */
+#include "common/strided.h"
+
+#ifndef TK_WG
+#define TK_WG 256
+#endif
+#if (TK_WG & (TK_WG - 1)) != 0
+#error "TK_WG must be a power of two"
+#endif
+
+static inline void atomic_add_f32(volatile __global float *p, float v)
+{
+    volatile __global uint *u = (volatile __global uint *)p;
+    uint old = *u, seen;
+    do {
+        seen = old;
+        old = atomic_cmpxchg(u, seen, as_uint(as_float(seen) + v));
+    } while (old != seen);
+}
+
+/* Offsets of item i in A, B and the index tensor (strides d, base c[0]). */
+static inline void offsets3(const clt_sd *s, long i, long *ao, long *bo, long *io)
+{
+    long a = s->a_off, b = s->b_off, x = s->c[0];
+    const int nd = (int)s->ndim;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 1; d >= 0; d--) {
+        if (d >= nd)
+            continue;
+        long n = s->shape[d], q = i / n, c = i - q * n;
+        a += c * s->a[d];
+        b += c * s->b[d];
+        x += c * s->d[d];
+        i = q;
+    }
+    *ao = a;
+    *bo = b;
+    *io = x;
+}
+
+/* Embedding: count = tokens * D; e0 = D, e1 = V; a_off weight, b_off out, c[0] ids offset. */
+__kernel void index_embedding(__global float *out, __global const float *weight, clt_sd s,
+                              __global const int *ids)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long t = i / s.e0, d = i - t * s.e0;
+        long id = ids[s.c[0] + t];
+        out[s.b_off + i] = (id >= 0 && id < s.e1) ? weight[s.a_off + id * s.e0 + d] : 0.0f;
+    }
+}
+
+/* Embedding backward, atomics: count = tokens * D; a_off dy, b_off dweight. */
+__kernel void index_embedding_bwd_atomic(__global float *dw, __global const float *dy, clt_sd s,
+                                         __global const int *ids)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long t = i / s.e0, d = i - t * s.e0;
+        long id = ids[s.c[0] + t];
+        if (id >= 0 && id < s.e1)
+            atomic_add_f32(dw + s.b_off + id * s.e0 + d, dy[s.a_off + i]);
+    }
+}
+
+/* Embedding backward, deterministic: count = V * D, one item per dweight element, tokens summed
+ * in ascending order; c[1] = tokens, c[2] = accumulate into dweight. */
+__kernel void index_embedding_bwd_owner(__global float *dw, __global const float *dy, clt_sd s,
+                                        __global const int *ids)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long v = i / s.e0, d = i - v * s.e0;
+        float acc = s.c[2] ? dw[s.b_off + i] : 0.0f;
+        for (long t = 0; t < s.c[1]; t++)
+            if (ids[s.c[0] + t] == v)
+                acc += dy[s.a_off + t * s.e0 + d];
+        dw[s.b_off + i] = acc;
+    }
+}
+
+/* The same sums for CPUs: one item per dweight row v (count = V), tokens in ascending order, so
+ * the ids are read once per row instead of once per element (same order, same bits). */
+__kernel void index_embedding_bwd_owner_rows(__global float *dw, __global const float *dy,
+                                             clt_sd s, __global const int *ids)
+{
+    const long dim = s.e0;
+    for (long v = get_global_id(0); v < s.count; v += get_global_size(0)) {
+        __global float *row = dw + s.b_off + v * dim;
+        if (!s.c[2])
+            for (long d = 0; d < dim; d++)
+                row[d] = 0.0f;
+        for (long t = 0; t < s.c[1]; t++)
+            if (ids[s.c[0] + t] == v)
+                for (long d = 0; d < dim; d++)
+                    row[d] += dy[s.a_off + t * dim + d];
+    }
+}
+
+/* Gather / index_select: the box is out's; a = x strides with the axis' stride 0, b = out's,
+ * d = index strides; c[1] = x's stride along the axis, c[2] = x's dim along it. */
+__kernel void index_gather(__global uint *out, __global const uint *x, clt_sd s,
+                           __global const int *index)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long ao, bo, io;
+        offsets3(&s, i, &ao, &bo, &io);
+        long id = index[io];
+        out[bo] = (id >= 0 && id < s.c[2]) ? x[ao + id * s.c[1]] : 0u;
+    }
+}
+
+/* Scatter-add / index_add: the box is src's; a = src strides, b = out strides with the axis'
+ * stride 0, d = index strides; c[1] = out's stride along the axis, c[2] = out's dim along it. */
+__kernel void index_scatter_add(__global float *out, __global const float *src, clt_sd s,
+                                __global const int *index)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long ao, bo, io;
+        offsets3(&s, i, &ao, &bo, &io);
+        long id = index[io];
+        if (id >= 0 && id < s.c[2])
+            atomic_add_f32(out + bo + id * s.c[1], src[ao]);
+    }
+}
+
+/* Scatter (assignment): as index_scatter_add, a plain store. */
+__kernel void index_scatter(__global uint *out, __global const uint *src, clt_sd s,
+                            __global const int *index)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long ao, bo, io;
+        offsets3(&s, i, &ao, &bo, &io);
+        long id = index[io];
+        if (id >= 0 && id < s.c[2])
+            out[bo + id * s.c[1]] = src[ao];
+    }
+}
+
+/* Masked fill: the box is x's; a = x strides, b = out's, d = mask strides (0 where broadcast);
+ * c[0] mask offset; e0 = 1 when the mask is f32 (nonzero: any bit but the sign), e1 = the value's
+ * bits. */
+__kernel void index_masked_fill(__global uint *out, __global const uint *x, clt_sd s,
+                                __global const uint *mask)
+{
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long ao, bo, mo;
+        offsets3(&s, i, &ao, &bo, &mo);
+        uint m = mask[mo];
+        int set = s.e0 ? (m & 0x7fffffffu) != 0u : m != 0u;
+        out[bo] = set ? (uint)s.e1 : x[ao];
+    }
+}
+
+/* Masked fill for CPUs: one item per row of the last axis (count / shape[last] rows); the outer
+ * coordinates are found once per row. */
+__kernel void index_masked_fill_rows(__global uint *out, __global const uint *x, clt_sd s,
+                                     __global const uint *mask)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
+    const long sm = CLT_SD_PICK(s.d, last);
+    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        long a = s.a_off, b = s.b_off, m = s.c[0], q = r;
+#pragma unroll
+        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+            if (d >= last)
+                continue;
+            long len = s.shape[d], t = q / len, c = q - t * len;
+            a += c * s.a[d];
+            b += c * s.b[d];
+            m += c * s.d[d];
+            q = t;
+        }
+        for (long j = 0; j < n; j++) {
+            uint mv = mask[m + j * sm];
+            int set = s.e0 ? (mv & 0x7fffffffu) != 0u : mv != 0u;
+            out[b + j * sb] = set ? (uint)s.e1 : x[a + j * sa];
+        }
+    }
+}
+
+/* One-hot: count = tokens * C; e0 = C; b_off out, c[0] ids offset. */
+__kernel void index_one_hot(__global float *out, __global const float *unused, clt_sd s,
+                            __global const int *ids)
+{
+    (void)unused;
+    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
+        long t = i / s.e0, c = i - t * s.e0;
+        out[s.b_off + i] = ids[s.c[0] + t] == c ? 1.0f : 0.0f;
+    }
+}
+
+/* A float's rank as an unsigned key: larger floats give larger keys, NaN the largest, -0 == +0. */
+static inline uint order_key(float v)
+{
+    if (isnan(v))
+        return 0xffffffffu;
+    uint u = v == 0.0f ? 0u : as_uint(v);
+    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* Row selection (argmax, topk): one group of TK_WG items per row (group id = row; count rows).
+ * e0 = n (row length), e1 = k; a_off x, b_off values, c[0] indices offset, c[1] write values,
+ * c[2] write indices. Candidate = (key << 32) | ~index, so the largest candidate is the largest
+ * value, then the smallest index. Round r picks the largest candidate below round r-1's: k passes
+ * over the row, each a tree reduction in local memory. */
+__kernel __attribute__((reqd_work_group_size(TK_WG, 1, 1))) void
+index_topk(__global float *values, __global const float *x, clt_sd s, __global int *indices)
+{
+    __local ulong best[TK_WG];
+    const long row = get_group_id(0);
+    const int lid = (int)get_local_id(0);
+    const long n = s.e0;
+    __global const float *xr = x + s.a_off + row * n;
+    ulong prev = 0;
+    for (long r = 0; r < s.e1; r++) {
+        ulong mine = 0;
+        int found = 0;
+        for (long j = lid; j < n; j += TK_WG) {
+            ulong cand = ((ulong)order_key(xr[j]) << 32) | (ulong)(~(uint)j);
+            if ((r == 0 || cand < prev) && (!found || cand > mine)) {
+                mine = cand;
+                found = 1;
+            }
+        }
+        best[lid] = mine; /* 0 is below every real candidate of a row of n < 2^32 */
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int h = TK_WG / 2; h > 0; h >>= 1) {
+            if (lid < h && best[lid + h] > best[lid])
+                best[lid] = best[lid + h];
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        prev = best[0];
+        if (lid == 0) {
+            uint j = ~(uint)(prev & 0xffffffffu);
+            long o = row * s.e1 + r;
+            if (s.c[1])
+                values[s.b_off + o] = xr[j];
+            if (s.c[2])
+                indices[s.c[0] + o] = (int)j;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Only built when the host asks for it (-DTK_KMAX): its candidate array lives in private memory,
+ * which is scratch on a GPU, so GPU programs leave it out. */
+#ifdef TK_KMAX
+
+/* CPU variant of the row selection (POCL runs a group as a loop and pays for every barrier): one
+ * item per row keeps the best k candidates seen so far, sorted, in a private array of TK_KMAX
+ * (>= k); a candidate enters by insertion only when it beats the k-th, so a pass costs about one
+ * compare per element. Same candidates and order as index_topk. */
+__kernel void index_topk_rows(__global float *values, __global const float *x, clt_sd s,
+                              __global int *indices)
+{
+    const long n = s.e0;
+    const int k = (int)s.e1;
+    for (long row = get_global_id(0); row < s.count; row += get_global_size(0)) {
+        __global const float *xr = x + s.a_off + row * n;
+        ulong best[TK_KMAX];
+        int m = 0;
+        for (long j = 0; j < n; j++) {
+            ulong cand = ((ulong)order_key(xr[j]) << 32) | (ulong)(~(uint)j);
+            if (m == k && cand <= best[k - 1])
+                continue;
+            int at = m < k ? m++ : k - 1;
+            while (at > 0 && best[at - 1] < cand) {
+                best[at] = best[at - 1];
+                at--;
+            }
+            best[at] = cand;
+        }
+        for (int r = 0; r < k; r++) {
+            uint j = ~(uint)(best[r] & 0xffffffffu);
+            long o = row * k + r;
+            if (s.c[1])
+                values[s.b_off + o] = xr[j];
+            if (s.c[2])
+                indices[s.c[0] + o] = (int)j;
+        }
+    }
+}
+#endif /* TK_KMAX */

@@ -1,0 +1,96 @@
+/* Distributed layer (cltensor_dist.h), internal: the communicator, its pinned staging buffers and
+ * the collectives in flight, advanced by one progress engine (engine.c) from the calling thread. */
+#ifndef CLT_DIST_H
+#define CLT_DIST_H
+
+#include <mpi.h>
+
+#include "cltensor_dist.h"
+#include "memory/memory.h"
+#include "tensor/tensor.h"
+
+#define DIST_MAX_IN_FLIGHT 64 /* collectives per communicator; also the tag space (see engine.c) */
+#define DIST_MAX_WINDOW 32 /* scratch slots are bits of an unsigned */
+#define DIST_MAX_STAGES 128
+
+enum dist_kind { DIST_ALLREDUCE, DIST_BROADCAST, DIST_ALLGATHER, DIST_REDUCE_SCATTER };
+
+/* A pinned host buffer of the communicator's context, reused by later collectives. */
+typedef struct dist_stage {
+    cl_mem mem;
+    unsigned char *ptr;
+    size_t bytes;
+    int in_use;
+} dist_stage;
+
+enum chunk_state { CHUNK_READING, CHUNK_EXCHANGING, CHUNK_DONE };
+
+typedef struct dist_chunk {
+    int state;
+    cl_event read_done;  /* the chunk's last device->host read (in-order queue: all of them) */
+    size_t first, count; /* elements of one rank's block */
+    int step;            /* ring step (allreduce) */
+    int slot;            /* scratch slot while exchanging (allreduce) */
+    MPI_Request req[2];
+} dist_chunk;
+
+typedef struct dist_op {
+    struct clt_dist_comm *comm;
+    enum dist_kind kind;
+    clt_dist_op red;
+    int root;
+    unsigned seq;            /* the communicator's collective number: the same on every rank */
+    cl_mem src, dst;         /* retained */
+    size_t src_off, dst_off; /* bytes */
+    size_t n;                /* elements of one rank's block */
+    size_t esz;              /* element size: 4 (MPI_FLOAT) or 1 (MPI_BYTE, any dtype) */
+    size_t chunk_elems, nchunks, started, exchanged;
+    size_t first_open;       /* chunks below it are done */
+    dist_chunk *chunks;
+    dist_stage *stage;       /* host copy of the data, laid out per chunk (see engine.c) */
+    float *scratch;          /* window slots of a ring segment (allreduce), malloc'ed */
+    size_t scratch_elems;
+    unsigned scratch_used;   /* bit per slot */
+    cl_event last_write;     /* the latest host->device write (in-order queue: all of them) */
+    int complete;            /* every result write enqueued (or failed): the future is done */
+    clt_status status;
+    int has_future;          /* a future still refers to the op */
+    int abandoned;           /* failed with MPI requests outstanding: its memory is never reused */
+    struct dist_op *next;    /* the communicator's list, oldest first */
+} dist_op;
+
+struct clt_dist_comm {
+    clt_context *ctx;
+    MPI_Comm comm;
+    int rank, size;
+    clt_dist_options opts;
+    unsigned next_seq;
+    int active;              /* chunks exchanging, all collectives together (<= window) */
+    dist_op *ops;            /* in flight, oldest first */
+    int in_flight;
+    double last_progress;    /* when an exchange last moved (seconds, monotonic) */
+    int broken;              /* a failure ended the communicator: every call fails */
+    char broken_why[256];
+    dist_stage stages[DIST_MAX_STAGES];
+};
+
+/* comm.c */
+double clt__dist_now(void);
+/* A free pinned buffer of at least `bytes` (reused, or made), marked in use. */
+clt_status clt__dist_stage_get(clt_dist_comm *c, size_t bytes, dist_stage **out);
+/* Mark the communicator broken (first reason wins) and return CLT_ERR_COMM recorded as "who: why". */
+clt_status clt__dist_break(clt_dist_comm *c, const char *who, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* CLT_ERR_COMM "who: ..." for a communicator broken earlier. */
+clt_status clt__dist_broken_status(clt_dist_comm *c, const char *who);
+
+/* engine.c */
+/* Enqueue the op's reads, link it into the communicator, and return its future. Takes ownership
+ * of op (freed on failure). */
+clt_status clt__dist_start(dist_op *op, const char *who, clt_future **out);
+/* One non-blocking pass over every collective in flight (see cltensor_dist.h, Progress). */
+clt_status clt__dist_advance(clt_dist_comm *c, const char *who);
+/* Wait for every collective in flight (or give up on a broken communicator); retire them. */
+void clt__dist_drain(clt_dist_comm *c);
+
+#endif /* CLT_DIST_H */

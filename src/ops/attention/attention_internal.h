@@ -1,0 +1,28 @@
+/* What the attention family's files share: tile sizes per kernel and the device table that picks
+ * them. Internal. */
+#ifndef CLT_ATTENTION_INTERNAL_H
+#define CLT_ATTENTION_INTERNAL_H
+
+#include "runtime/runtime.h"
+
+/* The three kernels of cl_kernels/attention/attention.cl. */
+typedef enum att_kernel { ATT_FWD = 0, ATT_BWD_DQ = 1, ATT_BWD_DKDV = 2, ATT_KERNELS = 3 } att_kernel;
+
+/* Tile sizes of one kernel: bm query rows, bn key rows per tile (the group size is bm for the
+ * forward and dQ kernels, bn for dK/dV). */
+typedef struct att_tiles {
+    unsigned bm, bn;
+} att_tiles;
+
+/* The tiles kernel `which` uses for head_dim d on ctx: the device table's entry, or
+ * CLT_ATTENTION_TILES from the environment, then halved until the local memory fits the context's
+ * budget and the group its work-group limit. */
+att_tiles clt__attention_tiles(const clt_context *ctx, att_kernel which, int d);
+
+/* Local memory bytes kernel `which` needs with tiles t at head_dim d. */
+size_t clt__attention_local_bytes(att_kernel which, int d, att_tiles t);
+
+/* The group size of kernel `which` under tiles t. */
+unsigned clt__attention_group(att_kernel which, att_tiles t);
+
+#endif

@@ -1,0 +1,138 @@
+/* Checks and launches shared by the layout ops. */
+#include "ops/common/launch.h"
+#include "ops/layout/layout_internal.h"
+#include "program/program.h"
+
+/* Below this many elements along both swapped axes the transpose tile would be mostly empty. */
+#define TRANSPOSE_MIN_EXTENT 8
+#define TILE 32
+#define TILE_ROWS 8
+
+clt_status clt__layout_check_4byte(const char *who, const clt_tensor *t, const char *name)
+{
+    if (t->dtype == CLT_F32 || t->dtype == CLT_I32)
+        return CLT_SUCCESS;
+    return clt__fail(t->ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32 or i32", who, name,
+                     clt_dtype_name(t->dtype));
+}
+
+clt_status clt__layout_check_pair(const char *who, const clt_tensor *x, const char *xn,
+                                  const clt_tensor *out, const char *on)
+{
+    clt_status st = clt__layout_check_4byte(who, x, xn);
+    if (st)
+        return st;
+    if (out->dtype != x->dtype)
+        return clt__fail(x->ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s but %s is %s", who, on,
+                         clt_dtype_name(out->dtype), xn, clt_dtype_name(x->dtype));
+    return clt__check_no_overlap(who, x, xn, out, on);
+}
+
+clt_status clt__layout_axis(const char *who, const clt_context *ctx, int axis, int n, int *out)
+{
+    if (axis < -n || axis >= n)
+        return clt__fail(ctx, CLT_ERR_INVALID_AXIS, "%s: axis %d out of range for %d axes", who,
+                         axis, n);
+    *out = axis < 0 ? axis + n : axis;
+    return CLT_SUCCESS;
+}
+
+clt_status clt__layout_run(clt_context *ctx, const char *name, cl_mem dst, cl_mem src,
+                           const clt__sd *s, const char *who)
+{
+    if (s->count == 0)
+        return CLT_SUCCESS;
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", name, &k);
+    if (st)
+        return clt__prefix_error(ctx, st, who);
+    if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+        return st;
+    return clt__launch_1d(ctx, k, (uint64_t)s->count, who);
+}
+
+/* The axis P != last with src stride 1, when the last (dst-contiguous) axis is not src-contiguous
+ * and both are long enough to fill tiles; -1 otherwise. */
+static int transpose_axis(const clt__sd *s)
+{
+    int last = (int)s->ndim - 1;
+    if (last < 1 || s->a[last] == 1 || s->b[last] != 1 || s->shape[last] < TRANSPOSE_MIN_EXTENT)
+        return -1;
+    for (int p = 0; p < last; p++)
+        if (s->a[p] == 1 && s->shape[p] >= TRANSPOSE_MIN_EXTENT)
+            return p;
+    return -1;
+}
+
+/* The generic copy: per row on CPUs, per element (32-bit indices when everything fits) on GPUs. */
+static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
+                               const char *who)
+{
+    cl_kernel k;
+    clt_status st;
+    if (clt__cpu_style(ctx)) {
+        if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_rows", &k)))
+            return clt__prefix_error(ctx, st, who);
+        if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+            return st;
+        return clt__launch_1d(ctx, k, (uint64_t)(s->count / s->shape[s->ndim - 1]), who);
+    }
+    int64_t amax = s->a_off, bmax = s->b_off;
+    for (int d = 0; d < s->ndim; d++) {
+        amax += (s->shape[d] - 1) * s->a[d];
+        bmax += (s->shape[d] - 1) * s->b[d];
+    }
+    int idx32 = s->count < INT32_MAX && amax < INT32_MAX && bmax < INT32_MAX;
+    if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, idx32 ? "-DLT_IDX32=1" : "", "layout_copy",
+                              &k)))
+        return clt__prefix_error(ctx, st, who);
+    if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+        return st;
+    return clt__launch_1d(ctx, k, (uint64_t)s->count, who);
+}
+
+clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who)
+{
+    if (s->count == 0)
+        return CLT_SUCCESS;
+    clt__sd_coalesce(s);
+    int p = clt__cpu_style(ctx) ? -1 : transpose_axis(s);
+    if (p < 0)
+        return copy_generic(ctx, dst, src, s, who);
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_transpose", &k);
+    if (st)
+        return clt__prefix_error(ctx, st, who);
+    if (clt__kernel_work_group_limit(ctx, k) < TILE * TILE_ROWS ||
+        ctx->limits.max_work_group_size < TILE * TILE_ROWS)
+        return copy_generic(ctx, dst, src, s, who);
+    int last = (int)s->ndim - 1;
+    clt__sd t = *s;
+    t.e[0] = s->shape[last];
+    t.e[1] = s->a[last];
+    t.e[2] = s->shape[p];
+    t.e[3] = s->b[p];
+    int m = 0;
+    t.count = 1;
+    for (int d = 0; d < last; d++) {
+        if (d == p)
+            continue;
+        t.shape[m] = s->shape[d];
+        t.a[m] = s->a[d];
+        t.b[m] = s->b[d];
+        t.count *= s->shape[d];
+        m++;
+    }
+    if (m == 0) {
+        t.shape[0] = 1;
+        t.a[0] = t.b[0] = 0;
+        m = 1;
+    }
+    t.ndim = m;
+    if ((st = clt__sd_set_args(ctx, k, dst, src, &t, who)))
+        return st;
+    size_t local[3] = {TILE, TILE_ROWS, 1};
+    size_t global[3] = {(size_t)((t.e[0] + TILE - 1) / TILE * TILE),
+                        (size_t)((t.e[2] + TILE - 1) / TILE * TILE_ROWS), (size_t)t.count};
+    return clt__enqueue_kernel(ctx, k, 3, global, local, who);
+}

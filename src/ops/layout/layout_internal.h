@@ -1,0 +1,25 @@
+/* What the layout family's files share: the checks of a data-moving op and the launch of a
+ * strided-box kernel. Internal. */
+#ifndef CLT_LAYOUT_INTERNAL_H
+#define CLT_LAYOUT_INTERNAL_H
+
+#include "cltensor_layout.h"
+#include "ops/common/strided.h"
+
+#define CLT__LAYOUT_FAMILY "layout"
+
+/* CLT_ERR_INVALID_DTYPE unless t is a 4-byte dtype (f32, i32). */
+clt_status clt__layout_check_4byte(const char *who, const clt_tensor *t, const char *name);
+/* x and out: same dtype (4 bytes), no overlap. */
+clt_status clt__layout_check_pair(const char *who, const clt_tensor *x, const char *xn,
+                                  const clt_tensor *out, const char *on);
+/* Normalise an axis in [-n, n) to [0, n): CLT_ERR_INVALID_AXIS otherwise. */
+clt_status clt__layout_axis(const char *who, const clt_context *ctx, int axis, int n, int *out);
+
+/* Run kernel `name` of the layout family over box s (count items), dst and src buffers. */
+clt_status clt__layout_run(clt_context *ctx, const char *name, cl_mem dst, cl_mem src,
+                           const clt__sd *s, const char *who);
+/* Copy box s (src strides a, dst strides b) with the generic or the tiled transpose kernel. */
+clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who);
+
+#endif

@@ -1,0 +1,50 @@
+/* The norm family's shared build and launch helpers (norm_internal.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "ops/common/launch.h"
+#include "ops/norm/norm_internal.h"
+#include "program/program.h"
+
+#define NORM_WG 256u /* items per row: enough to hide latency on a GPU, one program per device */
+
+clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name, const char *who,
+                            cl_kernel *k, size_t *wg_out)
+{
+    /* CPU devices (POCL): one item per row / channel, no barriers; a work-group of 256 items and
+     * its barriers cost ~20 us per row on POCL, which serialises the items of a group */
+    size_t wg = clt__cpu_style(ctx) ? 1 : NORM_WG;
+    while (wg > ctx->limits.max_work_group_size && wg > 1)
+        wg >>= 1;
+    while (wg > 1 && wg * 2 * sizeof(float) > ctx->limits.local_mem_budget)
+        wg >>= 1;
+    for (;;) {
+        char options[32];
+        snprintf(options, sizeof options, "-DWG=%zu", wg);
+        clt_status st = clt__kernel_get(ctx, family, options, name, k);
+        if (st != CLT_SUCCESS)
+            return clt__prefix_error(ctx, st, who);
+        if (clt__kernel_work_group_limit(ctx, *k) >= wg || wg == 1) {
+            *wg_out = wg;
+            return CLT_SUCCESS;
+        }
+        wg >>= 1; /* registers: this device runs fewer items of this kernel per group */
+    }
+}
+
+clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t groups, size_t wg,
+                                   const char *who)
+{
+    if (groups == 0)
+        return CLT_SUCCESS;
+    size_t global = (size_t)groups * wg;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &wg, who);
+}
+
+clt_status clt__norm_check_eps(clt_context *ctx, float eps, const char *who)
+{
+    if (!(eps > 0.0f) || !isfinite(eps))
+        return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: eps %g must be finite and > 0", who,
+                         (double)eps);
+    return CLT_SUCCESS;
+}

@@ -1,0 +1,20 @@
+/* What the norm family's files share: the row-kernel build and launches. Internal. */
+#ifndef CLT_NORM_INTERNAL_H
+#define CLT_NORM_INTERNAL_H
+
+#include "ops/common/f32_args.h"
+
+/* Kernel `name` of cl_kernels/norm/<family>.cl, built with -DWG=<the group size it runs with>: the
+ * largest power of two <= 256 within the context's limits, the local memory budget (two floats per
+ * item) and the kernel's own CL_KERNEL_WORK_GROUP_SIZE. */
+clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name, const char *who,
+                            cl_kernel *k, size_t *wg);
+
+/* Enqueue `groups` work-groups of wg items (arguments already set). groups == 0 enqueues nothing. */
+clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t groups, size_t wg,
+                                   const char *who);
+
+/* eps finite and > 0, else CLT_ERR_INVALID_ARGUMENT naming who. */
+clt_status clt__norm_check_eps(clt_context *ctx, float eps, const char *who);
+
+#endif

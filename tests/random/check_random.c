@@ -1,0 +1,273 @@
+/* Philox random numbers (cltensor_random.h): the CPU reference against the published known-answer
+ * vector, uniform bit-exact against the CPU reference (odd sizes, offsets, a tensor view), the
+ * same bits from contexts of both device profiles, normal against Box-Muller in double and its
+ * moments, dropout's mask and scaling against the reference, its backward, and bad input. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ref/layout_ref.h"
+#include "util/test_util.h"
+
+/* Normal: log/sqrt/cospi in f32 (a few ulp each) against double: absolute error of a value up to
+ * ~5.6 (the largest sqrt(-2 ln 2^-24)). */
+#define NORMAL_ATOL 2e-5
+
+static void ref_words(uint64_t seed, uint64_t offset, uint64_t block, uint32_t w[4])
+{
+    const uint32_t c[4] = {(uint32_t)block, (uint32_t)(block >> 32), (uint32_t)offset,
+                           (uint32_t)(offset >> 32)};
+    const uint32_t k[2] = {(uint32_t)seed, (uint32_t)(seed >> 32)};
+    ref_philox4x32_10(c, k, w);
+}
+
+static float ref_uniform(uint64_t seed, uint64_t offset, uint64_t i, float lo, float hi)
+{
+    uint32_t w[4];
+    ref_words(seed, offset, i / 4, w);
+    float u = (float)(w[i % 4] >> 8) * (1.0f / 16777216.0f);
+    volatile float width = hi - lo, prod = width * u; /* the kernel rounds each op: no FMA here */
+    float v = lo + prod;
+    return v < hi ? v : nextafterf(hi, lo);
+}
+
+START_TEST(philox_known_answer)
+{
+    /* Random123's kat_vectors: philox4x32_10 of counter 0, key 0, and of all ones. */
+    const uint32_t zc[4] = {0, 0, 0, 0}, zk[2] = {0, 0};
+    const uint32_t oc[4] = {~0u, ~0u, ~0u, ~0u}, ok[2] = {~0u, ~0u};
+    uint32_t w[4];
+    ref_philox4x32_10(zc, zk, w);
+    ck_assert_msg(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu &&
+                      w[3] == 0x9b00dbd8u,
+                  "zero vector: %08x %08x %08x %08x", w[0], w[1], w[2], w[3]);
+    ref_philox4x32_10(oc, ok, w);
+    ck_assert_msg(w[0] == 0x408f276du && w[1] == 0x41c83b0eu && w[2] == 0xa20bc7c6u &&
+                      w[3] == 0x6d5451fdu,
+                  "ones vector: %08x %08x %08x %08x", w[0], w[1], w[2], w[3]);
+}
+END_TEST
+
+static void check_uniform(clt_context *ctx, int64_t n, uint64_t seed, uint64_t offset, float lo,
+                          float hi)
+{
+    clt_tensor *t = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
+    tu_poison(t);
+    TU_OK(clt_random_uniform(t, seed, offset, lo, hi));
+    float *got = malloc((size_t)(n ? n : 1) * 4);
+    TU_OK(clt_tensor_read(t, got, (size_t)n * 4));
+    for (int64_t i = 0; i < n; i++) {
+        float want = ref_uniform(seed, offset, (uint64_t)i, lo, hi);
+        ck_assert_msg(memcmp(&got[i], &want, 4) == 0, "uniform n=%lld [%lld]: %.9g vs %.9g",
+                      (long long)n, (long long)i, (double)got[i], (double)want);
+        ck_assert(got[i] >= lo && got[i] < hi);
+    }
+    free(got);
+    clt_tensor_free(t);
+}
+
+START_TEST(uniform_matches_reference)
+{
+    clt_context *ctx = tu_context();
+    uint64_t seed = tu_rng_next(), offset = tu_rng_next();
+    check_uniform(ctx, 1, seed, offset, 0.0f, 1.0f);
+    check_uniform(ctx, 4099, seed, offset, -3.0f, 5.0f);
+    check_uniform(ctx, 7, 0, 0, 0.0f, 1.0f);
+    check_uniform(ctx, 0, seed, 1, 0.0f, 1.0f);
+    check_uniform(ctx, 1000, ~0ull, ~0ull, 1.0f, 1.0000001f);
+    /* A view at an offset: the same numbers as element index, not buffer position. */
+    const int64_t all = 100, part = 37;
+    clt_tensor *buf = NULL, *view = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &all, &buf));
+    tu_poison(buf);
+    TU_OK(clt_tensor_view(buf, 11, 1, &part, &view));
+    TU_OK(clt_random_uniform(view, 5, 9, 0.0f, 1.0f));
+    float h[100];
+    TU_OK(clt_tensor_read(buf, h, sizeof h));
+    for (int i = 0; i < 100; i++) {
+        if (i < 11 || i >= 48) {
+            ck_assert(isnan(h[i]));
+        } else {
+            float want = ref_uniform(5, 9, (uint64_t)(i - 11), 0.0f, 1.0f);
+            ck_assert(memcmp(&h[i], &want, 4) == 0);
+        }
+    }
+    clt_tensor_free(view);
+    clt_tensor_free(buf);
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(same_bits_under_both_profiles)
+{
+    clt_context_options o;
+    clt_context_options_init(&o);
+    o.profile = "native";
+    clt_context *a = tu_context_with(&o);
+    o.profile = "gfx902";
+    clt_context *b = tu_context_with(&o);
+    const int64_t n = 5003;
+    uint64_t seed = tu_rng_next();
+    float *ha = malloc(n * 4), *hb = malloc(n * 4);
+    for (int kind = 0; kind < 2; kind++) {
+        clt_tensor *ta = NULL, *tb = NULL;
+        TU_OK(clt_tensor_create(a, CLT_F32, 1, &n, &ta));
+        TU_OK(clt_tensor_create(b, CLT_F32, 1, &n, &tb));
+        if (kind == 0) {
+            TU_OK(clt_random_uniform(ta, seed, 3, -1.0f, 1.0f));
+            TU_OK(clt_random_uniform(tb, seed, 3, -1.0f, 1.0f));
+        } else {
+            TU_OK(clt_random_normal(ta, seed, 3, 0.5f, 2.0f));
+            TU_OK(clt_random_normal(tb, seed, 3, 0.5f, 2.0f));
+        }
+        TU_OK(clt_tensor_read(ta, ha, n * 4));
+        TU_OK(clt_tensor_read(tb, hb, n * 4));
+        ck_assert_msg(memcmp(ha, hb, n * 4) == 0, "%s differs between profiles",
+                      kind ? "normal" : "uniform");
+        clt_tensor_free(ta);
+        clt_tensor_free(tb);
+    }
+    free(ha);
+    free(hb);
+    tu_context_free(b);
+    tu_context_free(a);
+}
+END_TEST
+
+START_TEST(normal_matches_box_muller)
+{
+    clt_context *ctx = tu_context();
+    const int64_t n = 20011;
+    uint64_t seed = tu_rng_next();
+    clt_tensor *t = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
+    TU_OK(clt_random_normal(t, seed, 42, 1.0f, 3.0f));
+    float *h = malloc(n * 4);
+    TU_OK(clt_tensor_read(t, h, n * 4));
+    double sum = 0, sq = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t w[4];
+        ref_words(seed, 42, (uint64_t)i / 2, w);
+        uint32_t a = i % 2 ? w[2] : w[0], b = i % 2 ? w[3] : w[1];
+        double u1 = ((a >> 8) + 1.0) / 16777216.0, u2 = (b >> 8) / 16777216.0;
+        double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
+        ck_assert_msg(fabs(h[i] - (1.0 + 3.0 * z)) <= 3.0 * NORMAL_ATOL + 1e-6, "normal [%lld]: %.9g vs %.9g",
+                      (long long)i, (double)h[i], 1.0 + 3.0 * z);
+        sum += z;
+        sq += z * z;
+    }
+    /* The generator itself: moments of 20011 draws within 5 standard errors. */
+    double mean = sum / n, var = sq / n - mean * mean;
+    ck_assert_msg(fabs(mean) < 5 / sqrt((double)n), "mean %g", mean);
+    ck_assert_msg(fabs(var - 1) < 5 * sqrt(2.0 / n), "variance %g", var);
+    free(h);
+    clt_tensor_free(t);
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(dropout_forward_backward)
+{
+    clt_context *ctx = tu_context();
+    const int64_t s[2] = {37, 101};
+    const int64_t n = 37 * 101;
+    const float ps[] = {0.0f, 0.1f, 0.5f, 0.9f, 1.0f};
+    float *x = malloc(n * 4), *dy = malloc(n * 4), *got = malloc(n * 4);
+    uint8_t *mask = malloc(n);
+    tu_random_f32(x, n, -2, 2);
+    tu_random_f32(dy, n, -2, 2);
+    clt_tensor *xt = NULL, *yt = NULL, *mt = NULL, *dyt = NULL, *dxt = NULL;
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 2, s, x, n * 4, &xt));
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 2, s, dy, n * 4, &dyt));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 2, s, &yt));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 2, s, &dxt));
+    TU_OK(clt_tensor_create(ctx, CLT_U8, 2, s, &mt));
+    for (size_t k = 0; k < sizeof ps / sizeof ps[0]; k++) {
+        float p = ps[k], scale = p < 1 ? 1.0f / (1.0f - p) : 0.0f;
+        uint64_t seed = tu_rng_next();
+        tu_poison(yt);
+        tu_poison(mt);
+        TU_OK(clt_dropout(xt, p, seed, k, yt, mt));
+        TU_OK(clt_tensor_read(yt, got, n * 4));
+        TU_OK(clt_tensor_read(mt, mask, n));
+        int64_t kept = 0;
+        for (int64_t i = 0; i < n; i++) {
+            int keep = ref_uniform(seed, k, (uint64_t)i, 0.0f, 1.0f) >= p;
+            kept += keep;
+            ck_assert_msg(mask[i] == keep, "p=%g mask [%lld]", (double)p, (long long)i);
+            float want = keep ? x[i] * scale : 0.0f;
+            ck_assert_msg(got[i] == want, "p=%g out [%lld]", (double)p, (long long)i);
+        }
+        if (p > 0 && p < 1) /* the keep rate within 5 standard errors */
+            ck_assert(fabs((double)kept / n - (1 - p)) < 5 * sqrt(p * (1 - p) / n));
+        TU_OK(clt_dropout_backward(dyt, mt, p, dxt));
+        TU_OK(clt_tensor_read(dxt, got, n * 4));
+        for (int64_t i = 0; i < n; i++)
+            ck_assert(got[i] == (mask[i] ? dy[i] * scale : 0.0f));
+    }
+    /* In place. */
+    TU_OK(clt_dropout(xt, 0.5f, 1, 2, xt, mt));
+    clt_tensor_free(xt);
+    clt_tensor_free(yt);
+    clt_tensor_free(mt);
+    clt_tensor_free(dyt);
+    clt_tensor_free(dxt);
+    free(x);
+    free(dy);
+    free(got);
+    free(mask);
+    tu_context_free(ctx);
+}
+END_TEST
+
+START_TEST(bad_input)
+{
+    clt_context *ctx = tu_context();
+    const int64_t s[1] = {10}, t[1] = {11};
+    clt_tensor *f = NULL, *g = NULL, *m = NULL, *i = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, s, &f));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, t, &g));
+    TU_OK(clt_tensor_create(ctx, CLT_U8, 1, s, &m));
+    TU_OK(clt_tensor_create(ctx, CLT_I32, 1, s, &i));
+    TU_OK(clt_tensor_fill(f, 4.0));
+    TU_EXPECT_STATUS(clt_random_uniform(NULL, 1, 2, 0, 1), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_random_uniform(f, 1, 2, 1, 1), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_random_uniform");
+    TU_EXPECT_STATUS(clt_random_uniform(i, 1, 2, 0, 1), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_STATUS(clt_random_normal(f, 1, 2, 0, -1), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_random_normal");
+    TU_EXPECT_STATUS(clt_dropout(f, 1.5f, 1, 2, f, m), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_dropout");
+    TU_EXPECT_STATUS(clt_dropout(f, 0.5f, 1, 2, g, m), CLT_ERR_INVALID_SHAPE);
+    TU_EXPECT_STATUS(clt_dropout(f, 0.5f, 1, 2, f, i), CLT_ERR_INVALID_DTYPE);
+    TU_EXPECT_STATUS(clt_dropout(f, 0.5f, 1, 2, f, NULL), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_STATUS(clt_dropout_backward(f, m, NAN, f), CLT_ERR_INVALID_ARGUMENT);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_dropout_backward");
+    float h[10];
+    TU_OK(clt_tensor_read(f, h, sizeof h));
+    for (int k = 0; k < 10; k++)
+        ck_assert(h[k] == 4.0f);
+    clt_tensor_free(f);
+    clt_tensor_free(g);
+    clt_tensor_free(m);
+    clt_tensor_free(i);
+    tu_context_free(ctx);
+}
+END_TEST
+
+Suite *random_suite(void)
+{
+    Suite *s = suite_create("random");
+    TCase *tc = tcase_create("random");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, philox_known_answer);
+    tcase_add_test(tc, uniform_matches_reference);
+    tcase_add_test(tc, same_bits_under_both_profiles);
+    tcase_add_test(tc, normal_matches_box_muller);
+    tcase_add_test(tc, dropout_forward_backward);
+    tcase_add_test(tc, bad_input);
+    suite_add_tcase(s, tc);
+    return s;
+}
