@@ -8,7 +8,7 @@
  * enqueued; the dispatcher then runs the portable kernels, which convert 16-bit operands on load and
  * are at least as accurate as asked): 16-bit C, unaligned 16-bit operands, problems too small to
  * fill the GPU's tensor cores (below), devices without them. CLT_GEMM_MMA16=0 declines every 16-bit
- * problem (A/B experiments).
+ * problem (A/B experiments); CLT_GEMM_MMA_ALL=1 takes every size (the tests' odd shapes).
  *
  * Tiles: 128 x 128 (4 warps of 64 x 64, 3 cp.async stages in 48 KiB) when that gives at least two
  * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
@@ -33,7 +33,7 @@
 #define MMA_MIN_VOLUME (256.0 * 256.0 * 256.0)
 #define MMA_MAX_DIM (2147483647LL - 4096)
 
-int clt__device_has_tensor_cores(const clt_context *ctx)
+static int probe_tensor_cores(const clt_context *ctx)
 {
     const clt_device_info *d = &ctx->dev->entry->info;
     /* The gfx902 profile stands for a device without them, whatever runs underneath. */
@@ -55,6 +55,16 @@ int clt__device_has_tensor_cores(const clt_context *ctx)
         clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor, NULL) != CL_SUCCESS)
         return 0;
     return major >= 8; /* Ampere and later: mma.sync tf32 / f16 / bf16 and cp.async */
+}
+
+/* Probed once per context (two clGetDeviceInfo calls and the extension string cost more than a launch's
+ * host time on small GEMMs); the cache is a plain int: a racing second probe writes the same value. */
+int clt__device_has_tensor_cores(const clt_context *ctx)
+{
+    clt_context *c = (clt_context *)ctx; /* the cache only: the answer never changes */
+    if (c->tensor_cores == 0)
+        c->tensor_cores = probe_tensor_cores(ctx) ? 1 : 2;
+    return c->tensor_cores == 1;
 }
 
 int clt_device_has_tensor_cores(const clt_context *ctx)
@@ -123,8 +133,10 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
     if (p->m > MMA_MAX_DIM || p->n > MMA_MAX_DIM || p->k > MMA_MAX_DIM)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: tensor-core GEMM takes m, n, k < 2^31 - 4096",
                          who);
-    if ((double)p->m * (double)p->n * (double)p->k * (double)p->batch < MMA_MIN_VOLUME ||
-        p->m < 16 || p->n < 16)
+    const char *all = getenv("CLT_GEMM_MMA_ALL"); /* tests: every size on tensor cores */
+    if (!(all && !strcmp(all, "1")) &&
+        ((double)p->m * (double)p->n * (double)p->k * (double)p->batch < MMA_MIN_VOLUME ||
+         p->m < 16 || p->n < 16))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: too small for the tensor-core kernel", who);
     const char *act = clt__epilogue_act_name(p->act);
     if (!act)
