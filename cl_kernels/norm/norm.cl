@@ -146,7 +146,8 @@ rownorm_dparams_segs(__global const float *dy, __global const float *x,
     __local float2 buf[WG];
     const uint lid = get_local_id(0);
     const ulong c = get_group_id(0), L = dims.s1, S = dims.s2, G = dims.s3;
-    const ulong Cg = L / S, per_n = S, count = (dims.s0 / G) * S;
+    /* S == 0 (empty planes): no element to visit; Cg is never used, but must not divide by zero */
+    const ulong Cg = S ? L / S : 1, per_n = S, count = (dims.s0 / G) * S;
     float2 s = (float2)(0.0f, 0.0f);
     for (ulong k = lid; k < count; k += WG) {
         ulong n = k / per_n, j = k - n * per_n;

@@ -47,7 +47,7 @@ void ref_rownorm_backward(int64_t R, int64_t L, int64_t S, int64_t G, int rms, c
                           const double *x, const double *gamma, double eps, double *dx,
                           double *dgamma, double *dbeta, double *abs_dg, double *abs_db)
 {
-    int64_t P = G * (L / S);
+    int64_t P = S ? G * (L / S) : 0; /* S == 0: empty planes, no parameter is touched */
     for (int64_t p = 0; p < P; p++) {
         if (dgamma)
             dgamma[p] = 0;
