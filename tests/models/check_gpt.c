@@ -21,14 +21,15 @@
  *   free-running (the reference trained from the same initial weights, in double): the first
  *   EXACT_STEPS steps within LOSS_TOL_EXACT (measured: ~1e-7); later steps within LOSS_TOL_FREE.
  *   SGD on this model runs at the edge of stability (the loss oscillates from step to step even at
- *   lr 0.05), which amplifies float32 rounding from step ~7 on: measured worst 3e-2 over 50 steps.
+ *   lr 0.05), which amplifies float32 rounding: measured worst 3e-2 over 50 steps, and with some
+ *   seeds already 3e-5 at step 4 (gfx902 profile), so only the first two steps are held to 1e-5.
  *   resynced: every SYNC_EVERY steps the reference restarts from the device's current weights and
  *   that step's loss must match within LOSS_TOL_EXACT, so a fault that only shows late in training
  *   (not hidden by the loose free-running bound) still fails. */
-#define EXACT_STEPS 5
+#define EXACT_STEPS 2
 #define LOSS_TOL_EXACT 1e-5
-#define LOSS_TOL_FREE 1e-1
-#define SYNC_EVERY 10
+#define LOSS_TOL_FREE 2.5e-1 /* chaotic drift: 8.4e-2 seen (seed 2); the resynced check is the sharp one */
+#define SYNC_EVERY 5 /* the sharp check, from the device's own weights: often */
 /* The loss must fall: the last step's below this fraction of the first. */
 #define LOSS_FALL 0.9
 
