@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "model_tensors.h"
+
 #define SH(...) ((const int64_t[]){__VA_ARGS__})
 
 void cnn_layout_of(cnn_layout *l)
@@ -76,114 +78,81 @@ struct cnn_model {
     clt_tensor *pooled, *logits;
     clt_tensor *mean[4], *rstd[4], *loss, *dlogits, *bfc;
     clt_tensor *dpooled, *d4, *d3, *d2, *dp1, *da1, *dc[4];
-    clt_tensor *all[96];
-    int n_all, batch;
-    clt_status status;
+    model_tensors reg; /* every tensor, and the first failure while building */
+    int batch;
 };
 
-/* Constructors that remember the tensor and the first failure (later calls return NULL). */
-static clt_tensor *keep(cnn_model *m, clt_status st, clt_tensor *t)
-{
-    if (st != CLT_SUCCESS || m->n_all == 96) {
-        if (m->status == CLT_SUCCESS)
-            m->status = st != CLT_SUCCESS ? st : CLT_ERR_OUT_OF_HOST_MEMORY;
-        clt_tensor_free(t);
-        return NULL;
-    }
-    m->all[m->n_all++] = t;
-    return t;
-}
-
-static clt_tensor *tensor(cnn_model *m, clt_dtype dt, int ndim, const int64_t *shape)
-{
-    clt_tensor *t = NULL;
-    if (m->status != CLT_SUCCESS)
-        return NULL;
-    clt_status st = clt_tensor_create(m->ctx, dt, ndim, shape, &t);
-    return keep(m, st, t);
-}
-
-static clt_tensor *view(cnn_model *m, clt_tensor *base, size_t off, int ndim, const int64_t *shape)
-{
-    clt_tensor *t = NULL;
-    if (m->status != CLT_SUCCESS)
-        return NULL;
-    clt_status st = clt_tensor_view(base, (int64_t)off, ndim, shape, &t);
-    return keep(m, st, t);
-}
 
 static void build(cnn_model *m, clt_context *ctx, const float *params, const float *x,
                   const int32_t *labels)
 {
     m->ctx = ctx;
-    m->n_all = 0;
-    m->status = CLT_SUCCESS;
+    model_tensors_init(&m->reg, ctx);
     cnn_layout_of(&m->l);
     const cnn_layout *l = &m->l;
     int64_t B = m->batch, total = (int64_t)l->total, C1 = CNN_C1, C4 = CNN_C4;
-    m->p = tensor(m, CLT_F32, 1, &total);
-    m->g = tensor(m, CLT_F32, 1, &total);
-    m->x = tensor(m, CLT_F32, 4, SH(B, CNN_IN_C, CNN_HW, CNN_HW));
-    m->labels = tensor(m, CLT_I32, 1, &B);
-    m->ones = tensor(m, CLT_F32, 1, &B);
-    if (m->status == CLT_SUCCESS &&
-        ((m->status = clt_tensor_write(m->p, params, l->total * sizeof(float))) ||
-         (m->status = clt_tensor_write(m->x, x, (size_t)(B * CNN_IN_C * CNN_HW * CNN_HW) * 4)) ||
-         (m->status = clt_tensor_write(m->labels, labels, (size_t)B * sizeof(int32_t))) ||
-         (m->status = clt_tensor_fill(m->ones, 1.0))))
+    m->p = model_tensor(&m->reg, CLT_F32, 1, &total);
+    m->g = model_tensor(&m->reg, CLT_F32, 1, &total);
+    m->x = model_tensor(&m->reg, CLT_F32, 4, SH(B, CNN_IN_C, CNN_HW, CNN_HW));
+    m->labels = model_tensor(&m->reg, CLT_I32, 1, &B);
+    m->ones = model_tensor(&m->reg, CLT_F32, 1, &B);
+    if (m->reg.status == CLT_SUCCESS &&
+        ((m->reg.status = clt_tensor_write(m->p, params, l->total * sizeof(float))) ||
+         (m->reg.status = clt_tensor_write(m->x, x, (size_t)(B * CNN_IN_C * CNN_HW * CNN_HW) * 4)) ||
+         (m->reg.status = clt_tensor_write(m->labels, labels, (size_t)B * sizeof(int32_t))) ||
+         (m->reg.status = clt_tensor_fill(m->ones, 1.0))))
         return;
     const size_t wo[4] = {l->w1, l->w2, l->w3, l->w4}, go[4] = {l->g1, l->g2, l->g3, l->g4};
     const size_t bo[4] = {l->b1, l->b2, l->b3, l->b4};
     const int64_t ci[4] = {CNN_IN_C, C1, C1, C1}, co[4] = {C1, C1, C1, C4};
     for (int i = 0; i < 4; i++) {
-        m->w[i] = view(m, m->p, wo[i], 4, SH(co[i], ci[i], 3, 3));
-        m->dw[i] = view(m, m->g, wo[i], 4, SH(co[i], ci[i], 3, 3));
-        m->gam[i] = view(m, m->p, go[i], 1, &co[i]);
-        m->dgam[i] = view(m, m->g, go[i], 1, &co[i]);
-        m->bet[i] = view(m, m->p, bo[i], 1, &co[i]);
-        m->dbet[i] = view(m, m->g, bo[i], 1, &co[i]);
-        m->mean[i] = tensor(m, CLT_F32, 1, &co[i]);
-        m->rstd[i] = tensor(m, CLT_F32, 1, &co[i]);
+        m->w[i] = model_view(&m->reg, m->p, wo[i], 4, SH(co[i], ci[i], 3, 3));
+        m->dw[i] = model_view(&m->reg, m->g, wo[i], 4, SH(co[i], ci[i], 3, 3));
+        m->gam[i] = model_view(&m->reg, m->p, go[i], 1, &co[i]);
+        m->dgam[i] = model_view(&m->reg, m->g, go[i], 1, &co[i]);
+        m->bet[i] = model_view(&m->reg, m->p, bo[i], 1, &co[i]);
+        m->dbet[i] = model_view(&m->reg, m->g, bo[i], 1, &co[i]);
+        m->mean[i] = model_tensor(&m->reg, CLT_F32, 1, &co[i]);
+        m->rstd[i] = model_tensor(&m->reg, CLT_F32, 1, &co[i]);
     }
-    m->bfc = view(m, m->p, l->bfc, 1, SH(CNN_CLASSES));
+    m->bfc = model_view(&m->reg, m->p, l->bfc, 1, SH(CNN_CLASSES));
     const int64_t *big = SH(B, C1, CNN_HW, CNN_HW), *mid = SH(B, C1, CNN_HW / 2, CNN_HW / 2);
     const int64_t *small = SH(B, C4, 4, 4);
-    m->c1 = tensor(m, CLT_F32, 4, big);
-    m->y1 = tensor(m, CLT_F32, 4, big);
-    m->a1 = tensor(m, CLT_F32, 4, big);
-    m->p1 = tensor(m, CLT_F32, 4, mid);
-    m->idx = tensor(m, CLT_I32, 4, mid);
-    m->c2 = tensor(m, CLT_F32, 4, mid);
-    m->y2 = tensor(m, CLT_F32, 4, mid);
-    m->a2 = tensor(m, CLT_F32, 4, mid);
-    m->c3 = tensor(m, CLT_F32, 4, mid);
-    m->s3 = tensor(m, CLT_F32, 4, mid);
-    m->a3 = tensor(m, CLT_F32, 4, mid);
-    m->c4 = tensor(m, CLT_F32, 4, small);
-    m->y4 = tensor(m, CLT_F32, 4, small);
-    m->a4 = tensor(m, CLT_F32, 4, small);
-    m->pooled = tensor(m, CLT_F32, 2, SH(B, C4));
-    m->logits = tensor(m, CLT_F32, 2, SH(B, CNN_CLASSES));
-    m->dlogits = tensor(m, CLT_F32, 2, SH(B, CNN_CLASSES));
-    m->loss = tensor(m, CLT_F32, 1, SH(1));
-    m->dpooled = tensor(m, CLT_F32, 2, SH(B, C4));
-    m->d4 = tensor(m, CLT_F32, 4, small);
-    m->dc[3] = tensor(m, CLT_F32, 4, small);
-    m->d3 = tensor(m, CLT_F32, 4, mid);
-    m->dc[2] = tensor(m, CLT_F32, 4, mid);
-    m->d2 = tensor(m, CLT_F32, 4, mid);
-    m->dc[1] = tensor(m, CLT_F32, 4, mid);
-    m->dp1 = tensor(m, CLT_F32, 4, mid);
-    m->da1 = tensor(m, CLT_F32, 4, big);
-    m->dc[0] = tensor(m, CLT_F32, 4, big);
+    m->c1 = model_tensor(&m->reg, CLT_F32, 4, big);
+    m->y1 = model_tensor(&m->reg, CLT_F32, 4, big);
+    m->a1 = model_tensor(&m->reg, CLT_F32, 4, big);
+    m->p1 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->idx = model_tensor(&m->reg, CLT_I32, 4, mid);
+    m->c2 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->y2 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->a2 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->c3 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->s3 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->a3 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->c4 = model_tensor(&m->reg, CLT_F32, 4, small);
+    m->y4 = model_tensor(&m->reg, CLT_F32, 4, small);
+    m->a4 = model_tensor(&m->reg, CLT_F32, 4, small);
+    m->pooled = model_tensor(&m->reg, CLT_F32, 2, SH(B, C4));
+    m->logits = model_tensor(&m->reg, CLT_F32, 2, SH(B, CNN_CLASSES));
+    m->dlogits = model_tensor(&m->reg, CLT_F32, 2, SH(B, CNN_CLASSES));
+    m->loss = model_tensor(&m->reg, CLT_F32, 1, SH(1));
+    m->dpooled = model_tensor(&m->reg, CLT_F32, 2, SH(B, C4));
+    m->d4 = model_tensor(&m->reg, CLT_F32, 4, small);
+    m->dc[3] = model_tensor(&m->reg, CLT_F32, 4, small);
+    m->d3 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->dc[2] = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->d2 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->dc[1] = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->dp1 = model_tensor(&m->reg, CLT_F32, 4, mid);
+    m->da1 = model_tensor(&m->reg, CLT_F32, 4, big);
+    m->dc[0] = model_tensor(&m->reg, CLT_F32, 4, big);
 }
 
 void cnn_model_free(cnn_model *m)
 {
     if (!m)
         return;
-    for (int i = m->n_all; i-- > 0;)
-        clt_tensor_free(m->all[i]);
+    model_tensors_free(&m->reg);
     free(m);
 }
 
@@ -198,8 +167,8 @@ clt_status cnn_model_create(clt_context *ctx, int batch, const float *params, co
         return CLT_ERR_OUT_OF_HOST_MEMORY;
     m->batch = batch;
     build(m, ctx, params, x, labels);
-    if (m->status != CLT_SUCCESS) {
-        clt_status st = m->status;
+    if (m->reg.status != CLT_SUCCESS) {
+        clt_status st = m->reg.status;
         cnn_model_free(m);
         return st;
     }

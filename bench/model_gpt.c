@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "model_tensors.h"
+
 #define SH(...) ((const int64_t[]){__VA_ARGS__})
 
 void gpt_layout_of(const gpt_config *c, gpt_layout *l)
@@ -106,136 +108,101 @@ struct gpt_model {
     } L[GPT_MAX_LAYERS];
     clt_tensor *xl, *tok, *hf, *meanf, *rstdf, *logits, *dlogits, *loss;
     clt_tensor *dx, *dtmp, *dh, *du, *dyatt, *datt, *dqkvp, *dq, *dk, *dv, *dqkv;
-    clt_tensor *all[160];
-    int n_all;
-    clt_status status; /* the first failure while building */
+    model_tensors reg; /* every tensor, and the first failure while building */
 };
 
-/* Tensor constructors that remember the tensor (freed with the model) and the first failure
- * (later calls then do nothing and return NULL). */
-static clt_tensor *keep(gpt_model *m, clt_status st, clt_tensor *t)
-{
-    if (st != CLT_SUCCESS || m->n_all == 160) {
-        if (m->status == CLT_SUCCESS)
-            m->status = st != CLT_SUCCESS ? st : CLT_ERR_OUT_OF_HOST_MEMORY;
-        clt_tensor_free(t);
-        return NULL;
-    }
-    m->all[m->n_all++] = t;
-    return t;
-}
-
-static clt_tensor *tensor(gpt_model *m, clt_dtype dt, int ndim, const int64_t *shape)
-{
-    clt_tensor *t = NULL;
-    if (m->status != CLT_SUCCESS)
-        return NULL;
-    clt_status st = clt_tensor_create(m->ctx, dt, ndim, shape, &t);
-    return keep(m, st, t);
-}
-
-static clt_tensor *view(gpt_model *m, clt_tensor *base, size_t off, int ndim, const int64_t *shape)
-{
-    clt_tensor *t = NULL;
-    if (m->status != CLT_SUCCESS)
-        return NULL;
-    clt_status st = clt_tensor_view(base, (int64_t)off, ndim, shape, &t);
-    return keep(m, st, t);
-}
 
 
-/* Allocates everything; the first failure is left in m->status. */
+/* Allocates everything; the first failure is left in m->reg.status. */
 static void build(gpt_model *m, clt_context *ctx, const gpt_config *c, const float *params,
                   const int32_t *ids, const int32_t *targets)
 {
     m->c = *c;
     m->ctx = ctx;
-    m->n_all = 0;
-    m->status = CLT_SUCCESS;
+    model_tensors_init(&m->reg, ctx);
     gpt_layout_of(c, &m->l);
     const gpt_layout *l = &m->l;
     int64_t B = c->batch, T = c->seq, C = c->d, H = c->heads, Dh = C / H, V = c->vocab;
     int64_t N = B * T, total = (int64_t)l->total;
-    m->p = tensor(m, CLT_F32, 1, &total);
-    m->g = tensor(m, CLT_F32, 1, &total);
-    m->ones = tensor(m, CLT_F32, 1, &N);
-    m->ids = tensor(m, CLT_I32, 2, SH(B, T));
-    m->targets = tensor(m, CLT_I32, 1, &N);
-    if (m->status == CLT_SUCCESS &&
-        ((m->status = clt_tensor_write(m->p, params, l->total * sizeof(float))) ||
-         (m->status = clt_tensor_fill(m->ones, 1.0)) ||
-         (m->status = clt_tensor_write(m->ids, ids, (size_t)N * 4)) ||
-         (m->status = clt_tensor_write(m->targets, targets, (size_t)N * 4))))
+    m->p = model_tensor(&m->reg, CLT_F32, 1, &total);
+    m->g = model_tensor(&m->reg, CLT_F32, 1, &total);
+    m->ones = model_tensor(&m->reg, CLT_F32, 1, &N);
+    m->ids = model_tensor(&m->reg, CLT_I32, 2, SH(B, T));
+    m->targets = model_tensor(&m->reg, CLT_I32, 1, &N);
+    if (m->reg.status == CLT_SUCCESS &&
+        ((m->reg.status = clt_tensor_write(m->p, params, l->total * sizeof(float))) ||
+         (m->reg.status = clt_tensor_fill(m->ones, 1.0)) ||
+         (m->reg.status = clt_tensor_write(m->ids, ids, (size_t)N * 4)) ||
+         (m->reg.status = clt_tensor_write(m->targets, targets, (size_t)N * 4))))
         return;
-    m->wte = view(m, m->p, l->wte, 2, SH(V, C));
-    m->dwte = view(m, m->g, l->wte, 2, SH(V, C));
-    m->wpe = view(m, m->p, l->wpe, 2, SH(T, C));
-    m->lnf_g = view(m, m->p, l->lnf_g, 1, &C);
-    m->lnf_b = view(m, m->p, l->lnf_b, 1, &C);
-    m->dlnf_g = view(m, m->g, l->lnf_g, 1, &C);
-    m->dlnf_b = view(m, m->g, l->lnf_b, 1, &C);
+    m->wte = model_view(&m->reg, m->p, l->wte, 2, SH(V, C));
+    m->dwte = model_view(&m->reg, m->g, l->wte, 2, SH(V, C));
+    m->wpe = model_view(&m->reg, m->p, l->wpe, 2, SH(T, C));
+    m->lnf_g = model_view(&m->reg, m->p, l->lnf_g, 1, &C);
+    m->lnf_b = model_view(&m->reg, m->p, l->lnf_b, 1, &C);
+    m->dlnf_g = model_view(&m->reg, m->g, l->lnf_g, 1, &C);
+    m->dlnf_b = model_view(&m->reg, m->g, l->lnf_b, 1, &C);
     int64_t C3 = 3 * C, C4 = 4 * C;
     for (int i = 0; i < c->layers; i++) {
         const gpt_layer_layout *y = &l->layer[i];
-        m->L[i].ln1_g = view(m, m->p, y->ln1_g, 1, &C);
-        m->L[i].ln1_b = view(m, m->p, y->ln1_b, 1, &C);
-        m->L[i].dln1_g = view(m, m->g, y->ln1_g, 1, &C);
-        m->L[i].dln1_b = view(m, m->g, y->ln1_b, 1, &C);
-        m->L[i].ln2_g = view(m, m->p, y->ln2_g, 1, &C);
-        m->L[i].ln2_b = view(m, m->p, y->ln2_b, 1, &C);
-        m->L[i].dln2_g = view(m, m->g, y->ln2_g, 1, &C);
-        m->L[i].dln2_b = view(m, m->g, y->ln2_b, 1, &C);
-        m->L[i].bqkv = view(m, m->p, y->bqkv, 1, &C3);
-        m->L[i].bo = view(m, m->p, y->bo, 1, &C);
-        m->L[i].b1 = view(m, m->p, y->b1, 1, &C4);
-        m->L[i].b2 = view(m, m->p, y->b2, 1, &C);
-        m->L[i].x = tensor(m, CLT_F32, 3, SH(B, T, C));
-        m->L[i].h1 = tensor(m, CLT_F32, 3, SH(B, T, C));
-        m->L[i].mean1 = tensor(m, CLT_F32, 1, &N);
-        m->L[i].rstd1 = tensor(m, CLT_F32, 1, &N);
-        m->L[i].qkv = tensor(m, CLT_F32, 5, SH(B, T, 3, H, Dh));
-        m->L[i].qkvp = tensor(m, CLT_F32, 5, SH(3, B, H, T, Dh));
+        m->L[i].ln1_g = model_view(&m->reg, m->p, y->ln1_g, 1, &C);
+        m->L[i].ln1_b = model_view(&m->reg, m->p, y->ln1_b, 1, &C);
+        m->L[i].dln1_g = model_view(&m->reg, m->g, y->ln1_g, 1, &C);
+        m->L[i].dln1_b = model_view(&m->reg, m->g, y->ln1_b, 1, &C);
+        m->L[i].ln2_g = model_view(&m->reg, m->p, y->ln2_g, 1, &C);
+        m->L[i].ln2_b = model_view(&m->reg, m->p, y->ln2_b, 1, &C);
+        m->L[i].dln2_g = model_view(&m->reg, m->g, y->ln2_g, 1, &C);
+        m->L[i].dln2_b = model_view(&m->reg, m->g, y->ln2_b, 1, &C);
+        m->L[i].bqkv = model_view(&m->reg, m->p, y->bqkv, 1, &C3);
+        m->L[i].bo = model_view(&m->reg, m->p, y->bo, 1, &C);
+        m->L[i].b1 = model_view(&m->reg, m->p, y->b1, 1, &C4);
+        m->L[i].b2 = model_view(&m->reg, m->p, y->b2, 1, &C);
+        m->L[i].x = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+        m->L[i].h1 = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+        m->L[i].mean1 = model_tensor(&m->reg, CLT_F32, 1, &N);
+        m->L[i].rstd1 = model_tensor(&m->reg, CLT_F32, 1, &N);
+        m->L[i].qkv = model_tensor(&m->reg, CLT_F32, 5, SH(B, T, 3, H, Dh));
+        m->L[i].qkvp = model_tensor(&m->reg, CLT_F32, 5, SH(3, B, H, T, Dh));
         size_t part = (size_t)(B * H * T * Dh);
-        m->L[i].q = view(m, m->L[i].qkvp, 0, 4, SH(B, H, T, Dh));
-        m->L[i].k = view(m, m->L[i].qkvp, part, 4, SH(B, H, T, Dh));
-        m->L[i].v = view(m, m->L[i].qkvp, 2 * part, 4, SH(B, H, T, Dh));
-        m->L[i].att = tensor(m, CLT_F32, 4, SH(B, H, T, Dh));
-        m->L[i].lse = tensor(m, CLT_F32, 3, SH(B, H, T));
-        m->L[i].y = tensor(m, CLT_F32, 4, SH(B, T, H, Dh));
-        m->L[i].xm = tensor(m, CLT_F32, 3, SH(B, T, C));
-        m->L[i].h2 = tensor(m, CLT_F32, 3, SH(B, T, C));
-        m->L[i].mean2 = tensor(m, CLT_F32, 1, &N);
-        m->L[i].rstd2 = tensor(m, CLT_F32, 1, &N);
-        m->L[i].u = tensor(m, CLT_F32, 2, SH(N, C4));
+        m->L[i].q = model_view(&m->reg, m->L[i].qkvp, 0, 4, SH(B, H, T, Dh));
+        m->L[i].k = model_view(&m->reg, m->L[i].qkvp, part, 4, SH(B, H, T, Dh));
+        m->L[i].v = model_view(&m->reg, m->L[i].qkvp, 2 * part, 4, SH(B, H, T, Dh));
+        m->L[i].att = model_tensor(&m->reg, CLT_F32, 4, SH(B, H, T, Dh));
+        m->L[i].lse = model_tensor(&m->reg, CLT_F32, 3, SH(B, H, T));
+        m->L[i].y = model_tensor(&m->reg, CLT_F32, 4, SH(B, T, H, Dh));
+        m->L[i].xm = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+        m->L[i].h2 = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+        m->L[i].mean2 = model_tensor(&m->reg, CLT_F32, 1, &N);
+        m->L[i].rstd2 = model_tensor(&m->reg, CLT_F32, 1, &N);
+        m->L[i].u = model_tensor(&m->reg, CLT_F32, 2, SH(N, C4));
     }
-    m->xl = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->tok = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->hf = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->meanf = tensor(m, CLT_F32, 1, &N);
-    m->rstdf = tensor(m, CLT_F32, 1, &N);
-    m->logits = tensor(m, CLT_F32, 2, SH(N, V));
-    m->dlogits = tensor(m, CLT_F32, 2, SH(N, V));
-    m->loss = tensor(m, CLT_F32, 1, SH(1));
-    m->dx = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->dtmp = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->dh = tensor(m, CLT_F32, 3, SH(B, T, C));
-    m->du = tensor(m, CLT_F32, 2, SH(N, C4));
-    m->dyatt = tensor(m, CLT_F32, 4, SH(B, T, H, Dh));
-    m->datt = tensor(m, CLT_F32, 4, SH(B, H, T, Dh));
-    m->dqkvp = tensor(m, CLT_F32, 5, SH(3, B, H, T, Dh));
+    m->xl = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->tok = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->hf = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->meanf = model_tensor(&m->reg, CLT_F32, 1, &N);
+    m->rstdf = model_tensor(&m->reg, CLT_F32, 1, &N);
+    m->logits = model_tensor(&m->reg, CLT_F32, 2, SH(N, V));
+    m->dlogits = model_tensor(&m->reg, CLT_F32, 2, SH(N, V));
+    m->loss = model_tensor(&m->reg, CLT_F32, 1, SH(1));
+    m->dx = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->dtmp = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->dh = model_tensor(&m->reg, CLT_F32, 3, SH(B, T, C));
+    m->du = model_tensor(&m->reg, CLT_F32, 2, SH(N, C4));
+    m->dyatt = model_tensor(&m->reg, CLT_F32, 4, SH(B, T, H, Dh));
+    m->datt = model_tensor(&m->reg, CLT_F32, 4, SH(B, H, T, Dh));
+    m->dqkvp = model_tensor(&m->reg, CLT_F32, 5, SH(3, B, H, T, Dh));
     size_t part = (size_t)(B * H * T * Dh);
-    m->dq = view(m, m->dqkvp, 0, 4, SH(B, H, T, Dh));
-    m->dk = view(m, m->dqkvp, part, 4, SH(B, H, T, Dh));
-    m->dv = view(m, m->dqkvp, 2 * part, 4, SH(B, H, T, Dh));
-    m->dqkv = tensor(m, CLT_F32, 5, SH(B, T, 3, H, Dh));
+    m->dq = model_view(&m->reg, m->dqkvp, 0, 4, SH(B, H, T, Dh));
+    m->dk = model_view(&m->reg, m->dqkvp, part, 4, SH(B, H, T, Dh));
+    m->dv = model_view(&m->reg, m->dqkvp, 2 * part, 4, SH(B, H, T, Dh));
+    m->dqkv = model_tensor(&m->reg, CLT_F32, 5, SH(B, T, 3, H, Dh));
 }
 
 void gpt_model_free(gpt_model *m)
 {
     if (!m)
         return;
-    for (int i = m->n_all; i-- > 0;)
-        clt_tensor_free(m->all[i]);
+    model_tensors_free(&m->reg);
     free(m);
 }
 
@@ -249,8 +216,8 @@ clt_status gpt_model_create(clt_context *ctx, const gpt_config *c, const float *
     if (!m)
         return CLT_ERR_OUT_OF_HOST_MEMORY;
     build(m, ctx, c, params, ids, targets);
-    if (m->status != CLT_SUCCESS) {
-        clt_status st = m->status;
+    if (m->reg.status != CLT_SUCCESS) {
+        clt_status st = m->reg.status;
         gpt_model_free(m);
         return st;
     }
