@@ -41,6 +41,13 @@ typedef struct clt__gemm_problem {
     clt_math_mode math;
 } clt__gemm_problem;
 
+/* Whether a matrix's start (off), rows (ld) and batches (stride), all in elements, fall on multiples of
+ * n elements: what vector loads (tiled) and 16-byte copies (tensor cores) need. */
+static inline int clt__gemm_aligned(uint64_t off, int64_t ld, int64_t stride, int n)
+{
+    return off % (uint64_t)n == 0 && ld % n == 0 && stride % n == 0;
+}
+
 /* Whether p needs the portable kernels' 16-bit load/store variants (f16/bf16 A, B or C). */
 static inline int clt__gemm_is_16bit(const clt__gemm_problem *p)
 {

@@ -94,14 +94,11 @@ static mma_cfg choose(const clt_context *ctx, const clt__gemm_problem *p)
     return c;
 }
 
-static int aligned4(uint64_t off, int64_t ld, int64_t stride)
+/* A and B rows and batches start at multiples of n elements (16-byte copies: 4 f32, 8 halves). */
+static int operands_aligned(const clt__gemm_problem *p, int n)
 {
-    return off % 4 == 0 && ld % 4 == 0 && stride % 4 == 0;
-}
-
-static int aligned8(uint64_t off, int64_t ld, int64_t stride)
-{
-    return off % 8 == 0 && ld % 8 == 0 && stride % 8 == 0;
+    return clt__gemm_aligned(p->a_off, p->lda, p->a_stride, n) &&
+           clt__gemm_aligned(p->b_off, p->ldb, p->b_stride, n);
 }
 
 clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const char *who)
@@ -115,7 +112,7 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: CLT_GEMM_MMA16=0", who);
         if (p->c_dtype != CLT_F32)
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit C", who);
-        if (!aligned8(p->a_off, p->lda, p->a_stride) || !aligned8(p->b_off, p->ldb, p->b_stride))
+        if (!operands_aligned(p, 8))
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                              "%s: 16-bit operands for tensor cores start rows at multiples of 8", who);
     } else if (clt__gemm_is_16bit(p)) {
@@ -150,7 +147,7 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
                  *act ? " -DACT=" : "", act);
     } else {
         /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
-        int cpw = aligned4(p->a_off, p->lda, p->a_stride) && aligned4(p->b_off, p->ldb, p->b_stride) ? 4 : 1;
+        int cpw = operands_aligned(p, 4) ? 4 : 1;
         snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DIDX64=%d%s%s",
                  c.wm, c.wn, c.stages, c.round, cpw, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
     }

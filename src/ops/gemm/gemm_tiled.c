@@ -96,11 +96,6 @@ int clt__gemm_needs_idx64(const clt__gemm_problem *p)
            bias > IDX32_LIMIT;
 }
 
-static int aligned4(uint64_t off, int64_t ld, int64_t stride)
-{
-    return off % 4 == 0 && ld % 4 == 0 && stride % 4 == 0;
-}
-
 /* How much further segment s + 1 of A starts than one run of k would put it. */
 static int64_t segment_shift(const clt__gemm_problem *p)
 {
@@ -113,12 +108,12 @@ cl_uint clt__gemm_kernel_flags(const clt__gemm_problem *p)
     /* k segments start pieces at multiples of a_kseg: vectors along k need it (and A's shift)
      * to be multiples of 4 too */
     int seg_ok = p->a_kseg <= 0 || (p->a_kseg % 4 == 0 && segment_shift(p) % 4 == 0);
-    if (aligned4(p->a_off, p->lda, p->a_stride) && seg_ok)
+    if (clt__gemm_aligned(p->a_off, p->lda, p->a_stride, 4) && seg_ok)
         f |= F_VEC_A;
-    if (aligned4(p->b_off, p->ldb, p->b_stride) && seg_ok)
+    if (clt__gemm_aligned(p->b_off, p->ldb, p->b_stride, 4) && seg_ok)
         f |= F_VEC_B;
-    if (aligned4(p->c_off, p->ldc, p->c_stride) &&
-        (!p->residual || aligned4(p->residual_off, p->ldr, p->c_stride)))
+    if (clt__gemm_aligned(p->c_off, p->ldc, p->c_stride, 4) &&
+        (!p->residual || clt__gemm_aligned(p->residual_off, p->ldr, p->c_stride, 4)))
         f |= F_VEC_C;
     if (p->bias && p->bias_mode == CLT_BIAS_PER_COLUMN)
         f |= F_BIAS_COL;
