@@ -102,26 +102,29 @@ static clt_status weight_stages(clt_context *ctx, const void *arg, const char *w
     return CLT_SUCCESS;
 }
 
-clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
-                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who)
+/* Either gradient's column path: the column workspace, then its stages rehearsed and run. */
+static clt_status run_colgemm(clt_context *ctx, clt__stages_fn stages, const clt__conv_geom *g,
+                              const clt_tensor *dy, const clt_tensor *in, clt_tensor *out, int clblast,
+                              const char *who)
 {
     cl_mem col;
     clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
     if (st != CLT_SUCCESS)
         return st;
-    colgemm_back r = {g, dy, w, dx, col, clblast};
-    return clt__rehearse_then_run(ctx, input_stages, &r, who);
+    colgemm_back r = {g, dy, in, out, col, clblast};
+    return clt__rehearse_then_run(ctx, stages, &r, who);
+}
+
+clt_status clt__convb_input_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                    const clt_tensor *w, clt_tensor *dx, int clblast, const char *who)
+{
+    return run_colgemm(ctx, input_stages, g, dy, w, dx, clblast, who);
 }
 
 clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                      const clt_tensor *x, clt_tensor *dw, int clblast, const char *who)
 {
-    cl_mem col;
-    clt_status st = clt__convb_workspace(ctx, (size_t)col_elems(g) * sizeof(float), who, &col);
-    if (st != CLT_SUCCESS)
-        return st;
-    colgemm_back r = {g, dy, x, dw, col, clblast};
-    return clt__rehearse_then_run(ctx, weight_stages, &r, who);
+    return run_colgemm(ctx, weight_stages, g, dy, x, dw, clblast, who);
 }
 
 clt_status clt__convb_input_clblast(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
