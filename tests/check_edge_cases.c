@@ -192,91 +192,63 @@ END_TEST
 
 /* Writes every embedded kernel file into dir, those whose names start with `broken` made
  * uncompilable. */
-/* Winograd and im2col+GEMM with a GEMM family that cannot build: the op fails with
- * CLT_ERR_BUILD_FAILED and not one launch was recorded (no first stage ran) and out is intact. */
-START_TEST(multi_stage_conv_checks_every_stage_first)
+/* A Conv2D call (forward, or the weight gradient) whose GEMM family cannot build, for each
+ * multi-stage variant that `variant_env` forces (Winograd: transform, GEMM, output; column GEMM:
+ * column copy, GEMM): the op fails with CLT_ERR_BUILD_FAILED and a message naming `call`, not one
+ * launch was recorded (no first stage ran), and the output is intact. */
+static void broken_gemm_runs_no_stage(const char *variant_env, int backward, const char *call)
 {
     static const char *variants[2] = {"winograd", "colgemm"};
     char *kdir = tu_make_temp_dir();
     tu_write_kernel_tree(kdir, "gemm/"); /* every GEMM variant: whichever the device picks */
-    char *saved_dir = tu_env_save("CLT_KERNEL_DIR"), *saved_var = tu_env_save("CLT_CONV_VARIANT");
+    char *saved_dir = tu_env_save("CLT_KERNEL_DIR"), *saved_var = tu_env_save(variant_env);
     setenv("CLT_KERNEL_DIR", kdir, 1);
     for (int v = 0; v < 2; v++) {
-        setenv("CLT_CONV_VARIANT", variants[v], 1);
+        setenv(variant_env, variants[v], 1);
         clt_context *ctx = tu_profiled_context();
         const int64_t xs[4] = {2, 8, 12, 12}, ws[4] = {8, 8, 3, 3}, os[4] = {2, 8, 10, 10};
-        clt_tensor *x = tu_uniform_1d(ctx, 2 * 8 * 12 * 12), *w = tu_uniform_1d(ctx, 8 * 8 * 9);
-        clt_tensor *x4, *w4, *out;
+        /* b: w (forward) or dy (backward); out: y or dw */
+        clt_tensor *x = tu_uniform_1d(ctx, 2 * 8 * 12 * 12);
+        clt_tensor *b = backward ? tu_uniform_1d(ctx, 2 * 8 * 10 * 10) : tu_uniform_1d(ctx, 8 * 8 * 9);
+        clt_tensor *x4, *b4, *out;
         TU_OK(clt_tensor_reshape(x, 4, xs, &x4));
-        TU_OK(clt_tensor_reshape(w, 4, ws, &w4));
-        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &out));
+        TU_OK(clt_tensor_reshape(b, 4, backward ? os : ws, &b4));
+        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, backward ? ws : os, &out));
         TU_OK(clt_tensor_fill(out, 3.0));
         uint64_t before = tu_launches(ctx, NULL, "");
         clt_conv2d_params p;
         clt_conv2d_params_init(&p);
-        clt_status st = clt_conv2d(x4, w4, NULL, &p, CLT_IDENTITY, 0.0f, out);
+        clt_status st = backward ? clt_conv2d_backward_weight(b4, x4, &p, out)
+                                 : clt_conv2d(x4, b4, NULL, &p, CLT_IDENTITY, 0.0f, out);
         ck_assert_msg(st == CLT_ERR_BUILD_FAILED, "%s: %s", variants[v], clt_last_error(ctx));
-        ck_assert_msg(strncmp(clt_last_error(ctx), "clt_conv2d", 10) == 0, "\"%s\"",
+        ck_assert_msg(strncmp(clt_last_error(ctx), call, strlen(call)) == 0, "\"%s\"",
                       clt_last_error(ctx));
         ck_assert_msg(tu_launches(ctx, NULL, "") == before,
                       "%s: a stage ran before the failing GEMM build was found", variants[v]);
         float h[2 * 8 * 10 * 10];
-        TU_OK(clt_tensor_read(out, h, sizeof h));
-        for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
+        size_t n = (size_t)clt_tensor_numel(out);
+        TU_OK(clt_tensor_read(out, h, n * sizeof(float)));
+        for (size_t i = 0; i < n; i++)
             ck_assert_float_eq(h[i], 3.0f);
-        clt_tensor_free(x4), clt_tensor_free(w4), clt_tensor_free(x), clt_tensor_free(w);
+        clt_tensor_free(x4), clt_tensor_free(b4), clt_tensor_free(x), clt_tensor_free(b);
         clt_tensor_free(out);
         tu_context_free(ctx);
     }
     tu_env_restore("CLT_KERNEL_DIR", saved_dir);
-    tu_env_restore("CLT_CONV_VARIANT", saved_var);
+    tu_env_restore(variant_env, saved_var);
     tu_remove_dir(kdir);
     free(kdir);
 }
+
+START_TEST(multi_stage_conv_checks_every_stage_first)
+{
+    broken_gemm_runs_no_stage("CLT_CONV_VARIANT", 0, "clt_conv2d");
+}
 END_TEST
 
-/* The same for the weight gradient's multi-stage paths (Winograd: transform, GEMM, output; column
- * GEMM: column copy, GEMM): a GEMM that cannot build fails the op before its first stage ran, dw
- * intact. */
 START_TEST(multi_stage_conv_backward_checks_every_stage_first)
 {
-    static const char *variants[2] = {"winograd", "colgemm"};
-    char *kdir = tu_make_temp_dir();
-    tu_write_kernel_tree(kdir, "gemm/");
-    char *saved_dir = tu_env_save("CLT_KERNEL_DIR");
-    char *saved_var = tu_env_save("CLT_CONVB_WEIGHT_VARIANT");
-    setenv("CLT_KERNEL_DIR", kdir, 1);
-    for (int v = 0; v < 2; v++) {
-        setenv("CLT_CONVB_WEIGHT_VARIANT", variants[v], 1);
-        clt_context *ctx = tu_profiled_context();
-        const int64_t xs[4] = {2, 8, 12, 12}, dys[4] = {2, 8, 10, 10}, ws[4] = {8, 8, 3, 3};
-        clt_tensor *x = tu_uniform_1d(ctx, 2 * 8 * 12 * 12), *dy = tu_uniform_1d(ctx, 2 * 8 * 10 * 10);
-        clt_tensor *x4, *dy4, *dw;
-        TU_OK(clt_tensor_reshape(x, 4, xs, &x4));
-        TU_OK(clt_tensor_reshape(dy, 4, dys, &dy4));
-        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, ws, &dw));
-        TU_OK(clt_tensor_fill(dw, 3.0));
-        uint64_t before = tu_launches(ctx, NULL, "");
-        clt_conv2d_params p;
-        clt_conv2d_params_init(&p);
-        clt_status st = clt_conv2d_backward_weight(dy4, x4, &p, dw);
-        ck_assert_msg(st == CLT_ERR_BUILD_FAILED, "%s: %s", variants[v], clt_last_error(ctx));
-        ck_assert_msg(strncmp(clt_last_error(ctx), "clt_conv2d_backward_weight", 26) == 0, "\"%s\"",
-                      clt_last_error(ctx));
-        ck_assert_msg(tu_launches(ctx, NULL, "") == before,
-                      "%s: a stage ran before the failing GEMM build was found", variants[v]);
-        float h[8 * 8 * 3 * 3];
-        TU_OK(clt_tensor_read(dw, h, sizeof h));
-        for (size_t i = 0; i < sizeof h / sizeof h[0]; i++)
-            ck_assert_float_eq(h[i], 3.0f);
-        clt_tensor_free(x4), clt_tensor_free(dy4), clt_tensor_free(x), clt_tensor_free(dy);
-        clt_tensor_free(dw);
-        tu_context_free(ctx);
-    }
-    tu_env_restore("CLT_KERNEL_DIR", saved_dir);
-    tu_env_restore("CLT_CONVB_WEIGHT_VARIANT", saved_var);
-    tu_remove_dir(kdir);
-    free(kdir);
+    broken_gemm_runs_no_stage("CLT_CONVB_WEIGHT_VARIANT", 1, "clt_conv2d_backward_weight");
 }
 END_TEST
 
