@@ -45,8 +45,13 @@
 #endif
 #ifndef ATT_UNROLL
 #define ATT_UNROLL 1 // unroll loops (GPU: private arrays in registers; CPU: 0, compile time).
-                     // Plain #if around each #pragma: no _Pragma, which not every OpenCL
-                     // front end takes
+#endif
+/* Before each loop over head-dim chunks or tile rows: unrolled, or kept rolled. _Pragma is taken by
+ * every front end we build for (POCL's clang, NVIDIA's, clang for the AMD ISA check). */
+#if ATT_UNROLL
+#define ATT_LOOP _Pragma("unroll")
+#else
+#define ATT_LOOP _Pragma("unroll 1")
 #endif
 #ifndef ATT_ALIGNED
 #define ATT_ALIGNED 0 // every tensor offset is a multiple of 4 floats
@@ -107,11 +112,7 @@ attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulo
     const ulong kbase = (ulong)bh * sk * D4;
 
     float4 qr[D4], acc[D4];
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++) {
         qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
         acc[c] = (float4)(0.0f);
@@ -133,18 +134,10 @@ attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulo
         barrier(CLK_LOCAL_MEM_FENCE);
         float s[ATT_BN];
         float tile_max = -INFINITY;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        ATT_LOOP
         for (int jj = 0; jj < ATT_BN; jj++) {
             float4 a = (float4)(0.0f);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++)
                 a = fma(qr[c], ks[jj * D4 + c], a);
             uint j = j0 + jj;
@@ -157,26 +150,14 @@ attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulo
             continue; /* nothing visible yet: the state stays empty */
         float alpha = exp2(m - m_new);
         l *= alpha;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        ATT_LOOP
         for (int c = 0; c < D4; c++)
             acc[c] *= alpha;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        ATT_LOOP
         for (int jj = 0; jj < ATT_BN; jj++) {
             float p = exp2(s[jj] - m_new);
             l += p;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++)
                 acc[c] = fma((float4)(p), vs[jj * D4 + c], acc[c]);
         }
@@ -185,11 +166,7 @@ attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulo
     if (!live)
         return;
     float inv = l > 0.0f ? 1.0f / l : 0.0f;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++)
         STORE4(acc[c] * inv, out, out_off, qrow + c);
     if (write_lse)
@@ -220,11 +197,7 @@ attention_bwd_dq(__global const float *q, ulong q_off, __global const float *k, 
 
     float4 qr[D4], dor[D4], acc[D4];
     float4 delta4 = (float4)(0.0f);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++) {
         qr[c] = live ? LOAD4(q, q_off, qrow + c) * scale_log2 : (float4)(0.0f);
         dor[c] = live ? LOAD4(d_o, do_off, qrow + c) : (float4)(0.0f);
@@ -249,18 +222,10 @@ attention_bwd_dq(__global const float *q, ulong q_off, __global const float *k, 
             vs[e] = vv;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+        ATT_LOOP
         for (int jj = 0; jj < ATT_BN; jj++) {
             float4 a = (float4)(0.0f), b = (float4)(0.0f);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++) {
                 a = fma(qr[c], ks[jj * D4 + c], a);
                 b = fma(dor[c], vs[jj * D4 + c], b);
@@ -269,22 +234,14 @@ attention_bwd_dq(__global const float *q, ulong q_off, __global const float *k, 
             int visible = any && j < kend && (!causal || j <= i);
             float p = visible ? exp2(hsum4(a) - lse2) : 0.0f;
             float ds = p * (hsum4(b) - delta);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++)
                 acc[c] = fma((float4)(ds), ks[jj * D4 + c], acc[c]);
         }
     }
     if (!live)
         return;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++)
         STORE4(acc[c] * scale, dq, dq_off, qrow + c);
 }
@@ -314,11 +271,7 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
     const ulong qbase = (ulong)bh * sq * D4;
 
     float4 dka[D4], dva[D4];
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++) {
         /* k is pre-scaled like q in the forward pass: s = (scale log2 e) q . k */
         kown[t * OWN_STRIDE + c] = seen ? LOAD4(k, k_off, krow + c) * scale_log2 : (float4)(0.0f);
@@ -367,11 +320,7 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
 #endif
         for (int ii = 0; ii < ATT_BM; ii++) {
             float4 a = (float4)(0.0f), b = (float4)(0.0f);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++) {
                 a = fma(qs[ii * D4 + c], kown[t * OWN_STRIDE + c], a);
                 b = fma(dos[ii * D4 + c], vown[t * OWN_STRIDE + c], b);
@@ -381,11 +330,7 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
             int visible = i < sq && l2 != -INFINITY && (!causal || j <= i);
             float p = visible ? exp2(hsum4(a) - l2) : 0.0f;
             float ds = p * (hsum4(b) - deltas[ii]);
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+            ATT_LOOP
             for (int c = 0; c < D4; c++) {
                 dva[c] = fma((float4)(p), dos[ii * D4 + c], dva[c]);
                 dka[c] = fma((float4)(ds), qs[ii * D4 + c], dka[c]);
@@ -394,11 +339,7 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
     }
     if (!live)
         return;
-#if ATT_UNROLL
-#pragma unroll
-#else
-#pragma unroll 1
-#endif
+    ATT_LOOP
     for (int c = 0; c < D4; c++) {
         STORE4(dka[c] * scale, dk, dk_off, krow + c);
         STORE4(dva[c], dv, dv_off, krow + c);
