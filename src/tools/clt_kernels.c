@@ -29,7 +29,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: clt-kernels --list [--profile gfx902|gfx90a|gfx1030|native] [--dump DIR]\n"
             "                   [--device SEL]\n"
-            "       clt-kernels --nv-report [--device SEL] [--program NAME]\n"
+            "       clt-kernels --nv-report [--device SEL] [--program NAME] [--shard I/N]\n"
             "  --list       one line per distinct (program, options) pair the profile's tables can\n"
             "               select, tab-separated: <index> <selected|compile-only> <program>\n"
             "               <launch work-group or 0> <full build options>; AMD profiles also list the\n"
@@ -37,7 +37,8 @@ static void usage(FILE *f)
             "  --dump DIR   also write each variant's full source (includes inlined) as DIR/<index>.cl\n"
             "  --nv-report  build every variant the device's own tables select with -cl-nv-verbose and\n"
             "               print the NVIDIA build log (registers, spills, shared memory); --program\n"
-            "               gemm_tiled (etc.) builds only that program's variants\n"
+            "               gemm_tiled (etc.) builds only that program's variants; --shard I/N only\n"
+            "               the variants whose index is I modulo N (N processes build in parallel)\n"
             "exit status: 0 ok, 1 failure, 2 usage\n");
 }
 
@@ -174,7 +175,7 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index)
     return built == CL_SUCCESS ? 0 : 1;
 }
 
-static int nv_report(const char *device, const char *only)
+static int nv_report(const char *device, const char *only, int shard, int shards)
 {
     clt_context *ctx;
     if (open_context(device, NULL, &ctx) != CLT_SUCCESS)
@@ -196,7 +197,7 @@ static int nv_report(const char *device, const char *only)
            clt__base_build_options(ctx));
     int bad = 0;
     for (int i = 0; i < l.n; i++)
-        if (!only || !strcmp(only, l.v[i].program))
+        if ((!only || !strcmp(only, l.v[i].program)) && i % shards == shard)
             bad |= nv_build(ctx, &l.v[i], i);
     clt__variant_list_free(&l);
     clt_context_free(ctx);
@@ -207,6 +208,7 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *profile = "gfx902", *dump = NULL, *only = NULL;
     int mode = 0; /* 1 list, 2 nv-report */
+    int shard = 0, shards = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--list"))
@@ -221,6 +223,14 @@ int main(int argc, char **argv)
             device = argv[++i];
         else if (!strcmp(a, "--program") && i + 1 < argc)
             only = argv[++i];
+        else if (!strcmp(a, "--shard") && i + 1 < argc) {
+            char tail = 0;
+            if (sscanf(argv[++i], "%d/%d%c", &shard, &shards, &tail) != 2 || shards < 1 ||
+                shard < 0 || shard >= shards) {
+                fprintf(stderr, "clt-kernels: --shard wants I/N with 0 <= I < N, not \"%s\"\n", argv[i]);
+                return 2;
+            }
+        }
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -233,7 +243,7 @@ int main(int argc, char **argv)
     if (mode == 1)
         return list_variants(device, profile, dump);
     if (mode == 2)
-        return nv_report(device, only);
+        return nv_report(device, only, shard, shards);
     usage(stderr);
     return 2;
 }
