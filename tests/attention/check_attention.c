@@ -188,7 +188,40 @@ static void run_case(const att_case *c)
     free(out), free(out_s), free(lse), free(dq), free(dqs), free(dk), free(dks), free(dv), free(dvs);
 }
 
-START_TEST(test_against_reference) { run_case(&cases[_i]); }
+/* Runs a case with CLT_ATTENTION_IMPL set to impl (rows: attention.cl, tiled: attention_tiled.cl),
+ * then puts the variable back as it was. */
+static void run_case_impl(const att_case *c, const char *impl)
+{
+    const char *was = getenv("CLT_ATTENTION_IMPL");
+    char *saved = was ? strdup(was) : NULL;
+    ck_assert(setenv("CLT_ATTENTION_IMPL", impl, 1) == 0);
+    run_case(c);
+    if (saved)
+        setenv("CLT_ATTENTION_IMPL", saved, 1);
+    else
+        unsetenv("CLT_ATTENTION_IMPL");
+    free(saved);
+}
+
+/* The micro-tiled kernels' own awkward shapes (their tiles are 16..64 rows, 4 rows and 4 keys per
+ * item): single rows and keys, lengths below, between and just past tiles, Sq != Sk both ways with
+ * causal (keys j > i hidden, whatever the lengths), partial and zero key lengths, unaligned views. */
+static const att_case tiled_cases[] = {
+    {1, 1, 7, 129, 64, 1, 0.0f, 0, {0}, 1},
+    {1, 2, 129, 7, 32, 1, 0.0f, 0, {0}, 0},
+    {2, 1, 37, 1, 128, 0, 0.0f, 2, {1, 0}, 0},
+    {1, 1, 1, 37, 64, 0, 0.0f, 1, {30}, 3},
+    {2, 1, 65, 33, 128, 1, 0.0f, 2, {33, 9}, 0},
+};
+#define N_TILED (sizeof tiled_cases / sizeof tiled_cases[0])
+
+START_TEST(test_against_reference) { run_case_impl(&cases[_i], "rows"); }
+END_TEST
+
+START_TEST(test_tiled_against_reference)
+{
+    run_case_impl(_i < (int)N_CASES ? &cases[_i] : &tiled_cases[_i - (int)N_CASES], "tiled");
+}
 END_TEST
 
 /* Empty batch, empty query and key sequences: nothing to read, outputs of the right (zero or
@@ -357,6 +390,7 @@ Suite *attention_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_against_reference, 0, (int)N_CASES);
+    tcase_add_loop_test(tc, test_tiled_against_reference, 0, (int)(N_CASES + N_TILED));
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_forward_errors);
     tcase_add_test(tc, test_backward_errors);
