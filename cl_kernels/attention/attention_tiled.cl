@@ -44,7 +44,9 @@
  * CX = BC/TC a multiple of 4 dividing D/4, BC % 4 == 0; the group is (BR/TR)*(BC/TC) items. Local
  * memory (floats): fwd (BR+BC)(D+4) + BR(BC+4) + BR CX; dq 2(BR+BC)(D+4) + BR(BC+4) + BR CX;
  * dkdv 2(BR+BC)(D+4) + 2 BR(BC+4) + 2 BC (attention_params.c checks them against the budget).
- * ATT_ALIGNED, ATT_UNROLL as in attention.cl.
+ * ATT_ALIGNED, ATT_UNROLL as in attention.cl. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
+ * a build holds: each takes its own tiles, and the others' local arrays would not fit under them
+ * (a program whose other kernel exceeds 48 KiB fails to build on NVIDIA).
  */
 
 #ifndef ATT_D
@@ -61,6 +63,9 @@
 #endif
 #ifndef ATT_TC
 #define ATT_TC 4 // stream rows per item in the score tile
+#endif
+#ifndef ATT_KERNEL
+#define ATT_KERNEL 0 // which kernel the program holds: 0 fwd, 1 bwd_dq, 2 bwd_dkdv
 #endif
 #ifndef ATT_UNROLL
 #define ATT_UNROLL 1 // unroll (GPU: micro-tiles in registers; CPU: 0, compile time)
@@ -185,6 +190,7 @@ static inline void load_rows(__local float4 *dst, __global const float *src, ulo
     }
 #define OP_ADD(a, b) ((a) + (b))
 
+#if ATT_KERNEL == 0
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 attention_tiled_fwd(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
                     __global const float *v, ulong v_off, __global float *out, ulong out_off,
@@ -282,6 +288,9 @@ attention_tiled_fwd(__global const float *q, ulong q_off, __global const float *
     }
 }
 
+#endif
+
+#if ATT_KERNEL == 1
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
                        __global const float *v, ulong v_off, __global const float *o, ulong o_off,
@@ -365,6 +374,9 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
     }
 }
 
+#endif
+
+#if ATT_KERNEL == 2
 __kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
 attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k,
                          ulong k_off, __global const float *v, ulong v_off, __global const float *o,
@@ -460,3 +472,4 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
         }
     }
 }
+#endif

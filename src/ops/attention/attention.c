@@ -202,9 +202,9 @@ static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int ali
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
         char options[160];
         snprintf(options, sizeof options,
-                 "-DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u -DATT_ALIGNED=%d "
-                 "-DATT_UNROLL=%d",
-                 d, m.br, m.bc, m.tr, m.tc, aligned, unroll);
+                 "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
+                 "-DATT_ALIGNED=%d -DATT_UNROLL=%d",
+                 (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll);
         clt_status st = clt__kernel_get(ctx, "attention_tiled", options, tiled_names[which], &l->k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);

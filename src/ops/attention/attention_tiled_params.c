@@ -19,6 +19,13 @@ static const att_mtiles gpu_tiled[3][ATT_KERNELS] = {
     {{32, 32, 2, 4}, {16, 16, 1, 2}, {16, 16, 1, 2}}, /* d128 */
 };
 
+/* AMD (gfx902 ISA check): the d64 forward at 4x4 needs 208 VGPRs (one wave per SIMD); 2x4 rows. */
+static const att_mtiles amd_tiled[3][ATT_KERNELS] = {
+    {{64, 32, 4, 4}, {32, 32, 2, 4}, {32, 32, 2, 4}},
+    {{32, 32, 2, 4}, {32, 32, 2, 4}, {32, 32, 2, 4}},
+    {{32, 32, 2, 4}, {16, 16, 1, 2}, {16, 16, 1, 2}},
+};
+
 static int dim_index(int d) { return d == 32 ? 0 : d == 64 ? 1 : 2; }
 
 att_impl clt__attention_impl(const clt_context *ctx)
@@ -90,7 +97,7 @@ int clt__attention_mtiles(const clt_context *ctx, att_kernel which, int d, att_m
         *out = t;
         return 1;
     }
-    t = gpu_tiled[dim_index(d)][which];
+    t = (clt__device_class_of(ctx) == CLT__CLASS_AMD ? amd_tiled : gpu_tiled)[dim_index(d)][which];
     /* A smaller device: halve the own rows (then the per-item rows) until the tiles fit. */
     while (!fits(ctx, which, d, t) && t.br > t.tr)
         t.br /= 2;
