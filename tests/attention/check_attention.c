@@ -192,15 +192,10 @@ static void run_case(const att_case *c)
  * then puts the variable back as it was. */
 static void run_case_impl(const att_case *c, const char *impl)
 {
-    const char *was = getenv("CLT_ATTENTION_IMPL");
-    char *saved = was ? strdup(was) : NULL;
+    char *saved = tu_env_save("CLT_ATTENTION_IMPL");
     ck_assert(setenv("CLT_ATTENTION_IMPL", impl, 1) == 0);
     run_case(c);
-    if (saved)
-        setenv("CLT_ATTENTION_IMPL", saved, 1);
-    else
-        unsetenv("CLT_ATTENTION_IMPL");
-    free(saved);
+    tu_env_restore("CLT_ATTENTION_IMPL", saved);
 }
 
 /* The micro-tiled kernels' own awkward shapes (their tiles are 16..64 rows, 4 rows and 4 keys per
@@ -375,8 +370,14 @@ END_TEST
 START_TEST(test_describe)
 {
     char buf[160];
+    char *saved = tu_env_save("CLT_ATTENTION_IMPL");
+    setenv("CLT_ATTENTION_IMPL", "rows", 1);
     TU_OK(clt_attention_describe(g_ctx, 64, buf, sizeof buf));
-    TU_EXPECT_MESSAGE(buf, "attention d64 fwd bm=");
+    TU_EXPECT_MESSAGE(buf, "attention d64 rows fwd bm=");
+    setenv("CLT_ATTENTION_IMPL", "tiled", 1);
+    TU_OK(clt_attention_describe(g_ctx, 128, buf, sizeof buf));
+    TU_EXPECT_MESSAGE(buf, "attention d128 tiled fwd br=");
+    tu_env_restore("CLT_ATTENTION_IMPL", saved);
     TU_EXPECT_STATUS(clt_attention_describe(g_ctx, 96, buf, sizeof buf), CLT_ERR_UNSUPPORTED);
     TU_EXPECT_MESSAGE(clt_last_error(g_ctx), "clt_attention_describe");
     TU_EXPECT_STATUS(clt_attention_describe(NULL, 64, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
