@@ -7,8 +7,10 @@
  * every FMA, so it runs at local-memory speed (and its dK/dV kernel reads a different local row per
  * item). Here every product is a small GEMM: an item owns ATT_TR "own" rows x ATT_TC "stream" rows of
  * the score tile and, per float4 step along D, loads ATT_TR + ATT_TC float4s from local memory for
- * 4 * ATT_TR * ATT_TC FMAs (8 FMAs per load at 4x4); the P.V (or P^T.dO, dS^T.Q, dS.K) products read
- * one float4 of P per own row and 4 keys, and one float4 of V per column chunk, for 4 rows x 4 keys.
+ * 4 * ATT_TR * ATT_TC FMAs (8 FMAs per load at 4x4); the P.V (or P^T.dO, dS^T.Q, dS.K) products read,
+ * per 4 stream rows, one float4 of P per own row and one float4 of V per stream row and column chunk
+ * (at 4 rows x 2 chunks: 12 loads for 128 FMAs). Counted in clang's PTX of the d64 forward (an
+ * approximation of NVIDIA's compiler): 384 FMAs for 56 ld.shared.v4, of which 16 are reductions.
  *
  * Geometry, the same in all three kernels: a group owns ATT_BR "own" rows (query rows in fwd and dq,
  * key rows in dkdv) and streams tiles of ATT_BC rows of the other side. RY = BR/TR by CX = BC/TC
@@ -31,20 +33,22 @@
  *   Q, dO, lse2 and D_i (from dO . O, one row per item, read from global memory: the same cost as in
  *   attention.cl, small next to the tile's BR*BC*D*4 FMAs) to local; S^T = K Q^T and dP^T = V dO^T
  *   micro-tiles, P^T and dS^T to local, dV += P^T dO, dK += dS^T Q.
- * dQ is its own kernel (it recomputes S and dP: 7 GEMM-shaped products where 5 would do) rather than
- * per key block partial dQ reduced later: the partial scheme needs a [Sk/BR, B, H, Sq, D] workspace
- * (270 MB at b8h8s1024d64 with BR 32) and a second pass over it; the recompute costs 40% more FLOPs
- * but no memory traffic and no workspace, so it cannot fail for memory. To be revisited with the
- * H200 numbers.
- *
+ * dQ is its own kernel, recomputing S and dP, rather than partial dQ per key block reduced later.
+ *   Estimate at b8h8s1024d64 (one GEMM-shaped product = 2 B H S^2 D = 8.6 GFLOP): recompute = 7
+ *   products (60 GFLOP; dq's 3 cost ~0.8 ms at 33 TFLOP/s); partials = 5 products (43 GFLOP) plus a
+ *   dS.K product in dkdv with a poor load ratio, a [Sk/BR, B, H, Sq, D] workspace (537 MB at BR 32:
+ *   written once, read once by a fixed-order reduction, ~0.25 ms at 4 TB/s). Net gain ~0.2 ms of
+ *   ~1.8, against a half-GB workspace that can fail for memory and a second kernel; the recompute
+ *   needs nothing, so it came first. Revisit with the H200's numbers.
  * Loops over D and over tile rows are unrolled on GPUs (ATT_UNROLL=1) so that the micro-tiles stay in
  * registers; CPU devices (POCL) keep them rolled, as in attention.cl.
  *
  * -D contract: ATT_D (32, 64, 128), ATT_BR, ATT_BC, ATT_TR, ATT_TC with BR % TR == 0, BC % TC == 0,
  * CX = BC/TC a multiple of 4 dividing D/4, BC % 4 == 0; the group is (BR/TR)*(BC/TC) items. Local
  * memory (floats): fwd (BR+BC)(D+4) + BR(BC+4) + BR CX; dq 2(BR+BC)(D+4) + BR(BC+4) + BR CX;
- * dkdv 2(BR+BC)(D+4) + 2 BR(BC+4) + 2 BC (attention_params.c checks them against the budget).
- * ATT_ALIGNED, ATT_UNROLL as in attention.cl. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
+ * dkdv 2(BR+BC)(D+4) + 2 BR(BC+4) + 2 BC (attention_tiled_params.c checks them against the budget).
+ * ATT_ALIGNED, ATT_UNROLL as in attention.cl; ATT_KUNROLL, the unroll of the loops over D and tile
+ * rows (2: ptxas gives the same 128 registers at 1, 2 and 4 for the d64 forward). ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
  * a build holds: each takes its own tiles, and the others' local arrays would not fit under them
  * (a program whose other kernel exceeds 48 KiB fails to build on NVIDIA).
  */
