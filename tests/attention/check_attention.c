@@ -2,7 +2,9 @@
  * ref/attention_ref.c: every head dim, sequence lengths of 1, primes and non-multiples of every
  * tile, seq_q != seq_k, causal, key lengths (0, partial, out of range), empty batch and empty
  * sequences, tensors at unaligned buffer offsets, explicit and default scale; gradients against the
- * reference's analytic gradients; every documented error path with nothing enqueued. */
+ * reference's analytic gradients; a second run bit-identical (determinism); every documented
+ * error path with nothing enqueued. Every reference case runs on both implementations (row and
+ * micro-tiled kernels), and the micro-tiled ones have shapes of their own. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -178,6 +180,21 @@ static void run_case(const att_case *c)
     got = read_back(tdv);
     expect_close("dv", c, got, dv, dvs, nk, GRAD_RTOL);
     free(got);
+
+    /* Fixed-order sums, no atomics: a second run gives the same bits. */
+    clt_tensor *outs[5] = {to, tl, tdq, tdk, tdv};
+    float *first[5];
+    for (int i = 0; i < 5; i++)
+        first[i] = read_back(outs[i]);
+    TU_OK(clt_attention_forward(tq, tk, tv, &opts, to, tl));
+    TU_OK(clt_attention_backward(tq, tk, tv, to, tl, tg, &opts, tdq, tdk, tdv));
+    for (int i = 0; i < 5; i++) {
+        got = read_back(outs[i]);
+        ck_assert_msg(memcmp(got, first[i], clt_tensor_nbytes(outs[i])) == 0,
+                      "output %d differs between two identical runs", i);
+        free(got);
+        free(first[i]);
+    }
 
     clt_tensor *all[] = {tq, tk, tv, tg, to, tl, tdq, tdk, tdv, tlen};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
