@@ -48,7 +48,10 @@
  * memory (floats): fwd (BR+BC)(D+4) + BR(BC+4) + BR CX; dq 2(BR+BC)(D+4) + BR(BC+4) + BR CX;
  * dkdv 2(BR+BC)(D+4) + 2 BR(BC+4) + 2 BC (attention_tiled_params.c checks them against the budget).
  * ATT_ALIGNED, ATT_UNROLL as in attention.cl; ATT_KUNROLL, the unroll of the loops over D and tile
- * rows (2: ptxas gives the same 128 registers at 1, 2 and 4 for the d64 forward). ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
+ * rows (2: ptxas gives the same 128 registers at 1, 2 and 4 for the d64 forward; the host passes
+ * CLT_ATTENTION_TILED_OPTS through for sweeps). Tile loads stay rolled loops (one global round trip
+ * per float4 an item loads, 4 per K tile): unrolled with selects they took 152-168 registers in
+ * ptxas (3 groups per SM instead of 4); which wins needs the H200. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
  * a build holds: each takes its own tiles, and the others' local arrays would not fit under them
  * (a program whose other kernel exceeds 48 KiB fails to build on NVIDIA).
  */

@@ -3,6 +3,7 @@
  * implementation is picked in attention_tiled_params.c). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cltensor_attention.h"
@@ -200,11 +201,15 @@ static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int ali
     att_mtiles m;
     if (clt__attention_impl(ctx) == ATT_IMPL_TILED && clt__attention_mtiles(ctx, which, d, &m)) {
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-        char options[160];
+        /* CLT_ATTENTION_TILED_OPTS: extra -D options for tuning runs (ATT_KUNROLL, ATT_LOAD_UNROLL:
+         * compile-time knobs of attention_tiled.cl that the tiles do not cover). */
+        const char *extra = getenv("CLT_ATTENTION_TILED_OPTS");
+        char options[320];
         snprintf(options, sizeof options,
                  "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
-                 "-DATT_ALIGNED=%d -DATT_UNROLL=%d",
-                 (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll);
+                 "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s%.160s",
+                 (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, extra ? " " : "",
+                 extra ? extra : "");
         clt_status st = clt__kernel_get(ctx, "attention_tiled", options, tiled_names[which], &l->k);
         if (st != CLT_SUCCESS)
             return clt__prefix_error(ctx, st, who);
