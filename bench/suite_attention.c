@@ -4,7 +4,9 @@
  * count it (the PyTorch peer counts the same): forward 4 B H S^2 D (two matmuls), backward
  * 10 B H S^2 D (five; ours recomputes Q K^T and dO V^T in the dQ kernel, i.e. does seven); causal
  * halves both. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench_cases.h"
 
@@ -65,6 +67,14 @@ static clt_status att_setup(bench_env *env, const bench_case *c, bench_run *out)
     out->run = att_run;
     out->teardown = att_teardown;
     out->work = (s->backward ? 2.5 * flop : flop) * (s->opts.causal ? 0.5 : 1.0);
+    /* Which kernels and tiles ran (CLT_ATTENTION_IMPL, CLT_ATTENTION_TILED_TILES: a sweep's tiles
+     * that do not fit fall back to the table, and this shows it), without "attention dNN ". */
+    char desc[192];
+    if (clt_attention_describe(env->ctx, c->p[3], desc, sizeof desc) == CLT_SUCCESS) {
+        const char *sp = strchr(desc, ' ');
+        sp = sp ? strchr(sp + 1, ' ') : NULL;
+        snprintf(out->note, sizeof out->note, "%.95s", sp ? sp + 1 : desc);
+    }
     out->unit = BENCH_UNIT_FLOPS;
     return CLT_SUCCESS;
 }

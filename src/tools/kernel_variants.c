@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/attention/attention_internal.h"
 #include "ops/common/launch.h"
 #include "ops/conv/conv_params.h"
 #include "ops/gemm/gemm_epilogue.h"
@@ -278,6 +279,31 @@ static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, c
     return st;
 }
 
+/* attention.c pick_kernel: the micro-tiled kernels GPU classes select by default, per head dim,
+ * kernel and alignment (CPU devices keep attention.cl's row kernels unless CLT_ATTENTION_IMPL says
+ * otherwise, so they are not listed for them). */
+static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use use,
+                                     clt__variant_list *l)
+{
+    static const int dims[3] = {32, 64, 128};
+    clt_status st = CLT_SUCCESS;
+    for (int di = 0; di < 3 && !st && !cpu; di++)
+        for (int w = 0; w < ATT_KERNELS && !st; w++) {
+            att_mtiles m;
+            if (!clt__attention_mtiles(ctx, (att_kernel)w, dims[di], &m))
+                continue;
+            for (int aligned = 0; aligned < 2 && !st; aligned++) {
+                char opts[160];
+                snprintf(opts, sizeof opts,
+                         "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u "
+                         "-DATT_TC=%u -DATT_ALIGNED=%d -DATT_UNROLL=1",
+                         w, dims[di], m.br, m.bc, m.tr, m.tc, aligned);
+                st = add(l, use, "attention_tiled", opts, (int)clt__attention_tiled_group(m), NULL);
+            }
+        }
+    return st;
+}
+
 static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__variant_use use,
                                  clt__variant_list *l)
 {
@@ -295,6 +321,8 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
         st = train_variants(ctx, use, l);
     if (!st)
         st = nn_variants(ctx, cpu, use, l);
+    if (!st)
+        st = attention_variants(ctx, cpu, use, l);
     if (!st)
         st = add(l, use, cpu ? "pool2d_cpu" : "pool2d", "", 0, NULL);
     if (!st && cpu) /* pool2d_global.c: small planes on CPU devices, else the GPU kernel */

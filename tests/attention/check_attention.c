@@ -2,7 +2,9 @@
  * ref/attention_ref.c: every head dim, sequence lengths of 1, primes and non-multiples of every
  * tile, seq_q != seq_k, causal, key lengths (0, partial, out of range), empty batch and empty
  * sequences, tensors at unaligned buffer offsets, explicit and default scale; gradients against the
- * reference's analytic gradients; every documented error path with nothing enqueued. */
+ * reference's analytic gradients; a second run bit-identical (determinism); every documented
+ * error path with nothing enqueued. Every reference case runs on both implementations (row and
+ * micro-tiled kernels), and the micro-tiled ones have shapes of their own. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -179,6 +181,21 @@ static void run_case(const att_case *c)
     expect_close("dv", c, got, dv, dvs, nk, GRAD_RTOL);
     free(got);
 
+    /* Fixed-order sums, no atomics: a second run gives the same bits. */
+    clt_tensor *outs[5] = {to, tl, tdq, tdk, tdv};
+    float *first[5];
+    for (int i = 0; i < 5; i++)
+        first[i] = read_back(outs[i]);
+    TU_OK(clt_attention_forward(tq, tk, tv, &opts, to, tl));
+    TU_OK(clt_attention_backward(tq, tk, tv, to, tl, tg, &opts, tdq, tdk, tdv));
+    for (int i = 0; i < 5; i++) {
+        got = read_back(outs[i]);
+        ck_assert_msg(memcmp(got, first[i], clt_tensor_nbytes(outs[i])) == 0,
+                      "output %d differs between two identical runs", i);
+        free(got);
+        free(first[i]);
+    }
+
     clt_tensor *all[] = {tq, tk, tv, tg, to, tl, tdq, tdk, tdv, tlen};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         clt_tensor_free(all[i]);
@@ -188,7 +205,35 @@ static void run_case(const att_case *c)
     free(out), free(out_s), free(lse), free(dq), free(dqs), free(dk), free(dks), free(dv), free(dvs);
 }
 
-START_TEST(test_against_reference) { run_case(&cases[_i]); }
+/* Runs a case with CLT_ATTENTION_IMPL set to impl (rows: attention.cl, tiled: attention_tiled.cl),
+ * then puts the variable back as it was. */
+static void run_case_impl(const att_case *c, const char *impl)
+{
+    char *saved = tu_env_save("CLT_ATTENTION_IMPL");
+    ck_assert(setenv("CLT_ATTENTION_IMPL", impl, 1) == 0);
+    run_case(c);
+    tu_env_restore("CLT_ATTENTION_IMPL", saved);
+}
+
+/* The micro-tiled kernels' own awkward shapes (their tiles are 16..64 rows, 4 rows and 4 keys per
+ * item): single rows and keys, lengths below, between and just past tiles, Sq != Sk both ways with
+ * causal (keys j > i hidden, whatever the lengths), partial and zero key lengths, unaligned views. */
+static const att_case tiled_cases[] = {
+    {1, 1, 7, 129, 64, 1, 0.0f, 0, {0}, 1},
+    {1, 2, 129, 7, 32, 1, 0.0f, 0, {0}, 0},
+    {2, 1, 37, 1, 128, 0, 0.0f, 2, {1, 0}, 0},
+    {1, 1, 1, 37, 64, 0, 0.0f, 1, {30}, 3},
+    {2, 1, 65, 33, 128, 1, 0.0f, 2, {33, 9}, 0},
+};
+#define N_TILED (sizeof tiled_cases / sizeof tiled_cases[0])
+
+START_TEST(test_against_reference) { run_case_impl(&cases[_i], "rows"); }
+END_TEST
+
+START_TEST(test_tiled_against_reference)
+{
+    run_case_impl(_i < (int)N_CASES ? &cases[_i] : &tiled_cases[_i - (int)N_CASES], "tiled");
+}
 END_TEST
 
 /* Empty batch, empty query and key sequences: nothing to read, outputs of the right (zero or
@@ -342,8 +387,14 @@ END_TEST
 START_TEST(test_describe)
 {
     char buf[160];
+    char *saved = tu_env_save("CLT_ATTENTION_IMPL");
+    setenv("CLT_ATTENTION_IMPL", "rows", 1);
     TU_OK(clt_attention_describe(g_ctx, 64, buf, sizeof buf));
-    TU_EXPECT_MESSAGE(buf, "attention d64 fwd bm=");
+    TU_EXPECT_MESSAGE(buf, "attention d64 rows fwd bm=");
+    setenv("CLT_ATTENTION_IMPL", "tiled", 1);
+    TU_OK(clt_attention_describe(g_ctx, 128, buf, sizeof buf));
+    TU_EXPECT_MESSAGE(buf, "attention d128 tiled fwd br=");
+    tu_env_restore("CLT_ATTENTION_IMPL", saved);
     TU_EXPECT_STATUS(clt_attention_describe(g_ctx, 96, buf, sizeof buf), CLT_ERR_UNSUPPORTED);
     TU_EXPECT_MESSAGE(clt_last_error(g_ctx), "clt_attention_describe");
     TU_EXPECT_STATUS(clt_attention_describe(NULL, 64, buf, sizeof buf), CLT_ERR_INVALID_ARGUMENT);
@@ -357,6 +408,7 @@ Suite *attention_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_against_reference, 0, (int)N_CASES);
+    tcase_add_loop_test(tc, test_tiled_against_reference, 0, (int)(N_CASES + N_TILED));
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_forward_errors);
     tcase_add_test(tc, test_backward_errors);

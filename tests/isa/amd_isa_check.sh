@@ -11,8 +11,9 @@
 # that reach memory show as scratch), LDS above 64 KiB, a kernel whose
 # work-group size the target cannot run (reqd_work_group_size above the 256 the profile plans
 # with, or a launch size above the kernel's .max_flat_workgroup_size), and occupancy below the
-# floor of its class on gfx902 (GEMM / convolution programs and the fused MLP, whose items keep
-# PPI accumulators of a tile resident, 2 waves per SIMD; the others 4).
+# floor of its class on gfx902 (GEMM / convolution programs, the fused MLP and the micro-tiled
+# attention kernels, whose items keep accumulators of a tile resident, 2 waves per SIMD; the
+# others 4).
 # Compile-only variants (CPU-class kernels an AMD device never selects) must build and link; their
 # resources are reported, not judged. Environment: ISA_OUT (work folder, default a temp dir kept
 # on failure), ISA_JOBS (parallel compiles, default nproc), ISA_SCOPE (full | breadth, see below),
@@ -119,7 +120,7 @@ report() {
             }
             close(dir "/" i ".log")
             p = prog[i]
-            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_backward|conv2d_winograd|mlp_fused)$/)
+            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_backward|conv2d_winograd|mlp_fused|attention_tiled)$/)
             floor_occ = heavy ? 2 : 4
             for (k = 1; k <= nk; k++) {
                 fn = order[k]

@@ -1,7 +1,9 @@
 /* clt_attention_forward / clt_attention_backward: argument checks and the launches of
- * cl_kernels/attention/attention.cl (which explains the kernels). */
+ * cl_kernels/attention/attention.cl or attention_tiled.cl (which explain the kernels; the
+ * implementation is picked in attention_tiled_params.c). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cltensor_attention.h"
@@ -14,6 +16,8 @@
 
 static const char *const kernel_names[ATT_KERNELS] = {"attention_fwd", "attention_bwd_dq",
                                                       "attention_bwd_dkdv"};
+static const char *const tiled_names[ATT_KERNELS] = {
+    "attention_tiled_fwd", "attention_tiled_bwd_dq", "attention_tiled_bwd_dkdv"};
 
 clt_attention_options clt_attention_options_default(void)
 {
@@ -149,6 +153,13 @@ static clt_status check_aliasing(const char *who, const att_arg *args, int n, in
     return CLT_SUCCESS;
 }
 
+/* A prepared launch: kernel, rows it covers, group size, rows per group. */
+typedef struct att_launch {
+    cl_kernel k;
+    uint64_t rows, bh;
+    unsigned group, per;
+} att_launch;
+
 /* The built kernel `which` for head_dim d and its tiles, the group shrunk (tiles halved) until the
  * built kernel accepts it. */
 static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int aligned, cl_kernel *k,
@@ -181,6 +192,41 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
     }
 }
 
+/* The micro-tiled kernel `which` (attention_tiled.cl) when the call uses that implementation and
+ * its tiles fit the context and the built kernel's group limit; else the row kernel. Both take the
+ * same arguments. */
+static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int aligned,
+                              att_launch *l, const char *who)
+{
+    att_mtiles m;
+    if (clt__attention_impl(ctx) == ATT_IMPL_TILED && clt__attention_mtiles(ctx, which, d, &m)) {
+        int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
+        /* CLT_ATTENTION_TILED_OPTS: extra -D options for tuning runs (ATT_KUNROLL, ATT_LOAD_UNROLL:
+         * compile-time knobs of attention_tiled.cl that the tiles do not cover). */
+        const char *extra = getenv("CLT_ATTENTION_TILED_OPTS");
+        char options[320];
+        snprintf(options, sizeof options,
+                 "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
+                 "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s%.160s",
+                 (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, extra ? " " : "",
+                 extra ? extra : "");
+        clt_status st = clt__kernel_get(ctx, "attention_tiled", options, tiled_names[which], &l->k);
+        if (st != CLT_SUCCESS)
+            return clt__prefix_error(ctx, st, who);
+        unsigned group = clt__attention_tiled_group(m);
+        if (clt__kernel_work_group_limit(ctx, l->k) >= group) {
+            l->group = group;
+            l->per = m.br;
+            return CLT_SUCCESS;
+        }
+    }
+    att_tiles t;
+    clt_status st = get_kernel(ctx, which, d, aligned, &l->k, &t, who);
+    if (st == CLT_SUCCESS)
+        l->group = l->per = clt__attention_group(which, t);
+    return st;
+}
+
 /* Sets a kernel's arguments in order from a list of (size, pointer). */
 typedef struct att_karg {
     size_t size;
@@ -197,19 +243,12 @@ static clt_status set_args(clt_context *ctx, cl_kernel k, const att_karg *a, int
     return CLT_SUCCESS;
 }
 
-/* A prepared launch: kernel, rows it covers, group size. */
-typedef struct att_launch {
-    cl_kernel k;
-    uint64_t rows, bh;
-    unsigned group;
-} att_launch;
-
 static clt_status enqueue(clt_context *ctx, const att_launch *l, const char *who)
 {
     if (l->rows == 0 || l->bh == 0)
         return CLT_SUCCESS;
     size_t local[2] = {l->group, 1};
-    size_t global[2] = {(size_t)((l->rows + l->group - 1) / l->group * l->group), (size_t)l->bh};
+    size_t global[2] = {(size_t)((l->rows + l->per - 1) / l->per * l->group), (size_t)l->bh};
     return clt__enqueue_kernel(ctx, l->k, 2, global, local, who);
 }
 
@@ -265,11 +304,9 @@ clt_status clt_attention_forward(const clt_tensor *q, const clt_tensor *k, const
     clt_context *ctx = q->ctx;
     if (g.b * g.h * g.sq == 0)
         return CLT_SUCCESS;
-    att_launch l = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0};
-    att_tiles t;
-    if ((st = get_kernel(ctx, ATT_FWD, (int)g.d, offsets_aligned(args, n), &l.k, &t, who)))
+    att_launch l = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0};
+    if ((st = pick_kernel(ctx, ATT_FWD, (int)g.d, offsets_aligned(args, n), &l, who)))
         return st;
-    l.group = clt__attention_group(ATT_FWD, t);
     att_scalars s;
     scalars_of(&g, opts, q->storage->mem, &s);
     cl_ulong qo = q->offset / 4, ko = k->offset / 4, vo = v->offset / 4, oo = out->offset / 4;
@@ -301,20 +338,17 @@ clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, cons
         return st;
     clt_context *ctx = q->ctx;
     int aligned = offsets_aligned(args, 9);
-    att_launch lq = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0};
-    att_launch lk = {NULL, (uint64_t)g.sk, (uint64_t)(g.b * g.h), 0};
-    att_tiles t;
+    att_launch lq = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0};
+    att_launch lk = {NULL, (uint64_t)g.sk, (uint64_t)(g.b * g.h), 0, 0};
     /* Both kernels are built and given their arguments before either is enqueued: a failure leaves
      * nothing enqueued. */
     if (lq.rows && lq.bh) {
-        if ((st = get_kernel(ctx, ATT_BWD_DQ, (int)g.d, aligned, &lq.k, &t, who)))
+        if ((st = pick_kernel(ctx, ATT_BWD_DQ, (int)g.d, aligned, &lq, who)))
             return st;
-        lq.group = clt__attention_group(ATT_BWD_DQ, t);
     }
     if (lk.rows && lk.bh) {
-        if ((st = get_kernel(ctx, ATT_BWD_DKDV, (int)g.d, aligned, &lk.k, &t, who)))
+        if ((st = pick_kernel(ctx, ATT_BWD_DKDV, (int)g.d, aligned, &lk, who)))
             return st;
-        lk.group = clt__attention_group(ATT_BWD_DKDV, t);
     }
     att_scalars s;
     scalars_of(&g, opts, q->storage->mem, &s);

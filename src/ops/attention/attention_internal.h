@@ -25,4 +25,24 @@ size_t clt__attention_local_bytes(att_kernel which, int d, att_tiles t);
 /* The group size of kernel `which` under tiles t. */
 unsigned clt__attention_group(att_kernel which, att_tiles t);
 
+/* Row kernels (attention.cl: one row per item) or micro-tiled ones (attention_tiled.cl). */
+typedef enum att_impl { ATT_IMPL_ROWS = 0, ATT_IMPL_TILED = 1 } att_impl;
+
+/* Tiles of a micro-tiled kernel: br own rows per group, bc stream rows per tile, tr x tc rows per
+ * item in the score tile (attention_tiled.cl's ATT_BR, ATT_BC, ATT_TR, ATT_TC). */
+typedef struct att_mtiles {
+    unsigned br, bc, tr, tc;
+} att_mtiles;
+
+/* CLT_ATTENTION_IMPL=rows|tiled, else tiled except on CPU devices. */
+att_impl clt__attention_impl(const clt_context *ctx);
+
+/* The micro-tiles kernel `which` uses for head_dim d on ctx (CLT_ATTENTION_TILED_TILES when it is
+ * valid and fits, else the table's entry shrunk to the limits): 1, or 0 when none fits. */
+int clt__attention_mtiles(const clt_context *ctx, att_kernel which, int d, att_mtiles *out);
+
+/* Local memory bytes and group size of a micro-tiled kernel. */
+size_t clt__attention_tiled_local_bytes(att_kernel which, int d, att_mtiles t);
+unsigned clt__attention_tiled_group(att_mtiles t);
+
 #endif

@@ -1,5 +1,6 @@
-/* Attention tile sizes: one table per device class and head dimension, an environment override
- * for tuning runs, the fit to the context's limits, and clt_attention_describe. */
+/* Row-kernel (attention.cl) tile sizes: one table per device class and head dimension, an
+ * environment override for tuning runs, the fit to the context's limits, and
+ * clt_attention_describe (which names the micro-tiled kernels' tiles when a call would use them). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -92,11 +93,23 @@ clt_status clt_attention_describe(clt_context *ctx, int64_t head_dim, char *buf,
                          "clt_attention_describe: head_dim %lld, supported 32, 64, 128",
                          (long long)head_dim);
     int d = (int)head_dim;
+    att_mtiles m[ATT_KERNELS];
+    int tiled = clt__attention_impl(ctx) == ATT_IMPL_TILED;
+    for (int w = 0; w < ATT_KERNELS && tiled; w++)
+        tiled = clt__attention_mtiles(ctx, (att_kernel)w, d, &m[w]);
+    if (tiled) {
+        snprintf(buf, cap,
+                 "attention d%d tiled fwd br=%u bc=%u tr=%u tc=%u; bwd_dq br=%u bc=%u tr=%u "
+                 "tc=%u; bwd_dkdv br=%u bc=%u tr=%u tc=%u",
+                 d, m[0].br, m[0].bc, m[0].tr, m[0].tc, m[1].br, m[1].bc, m[1].tr, m[1].tc,
+                 m[2].br, m[2].bc, m[2].tr, m[2].tc);
+        return CLT_SUCCESS;
+    }
     att_tiles f = clt__attention_tiles(ctx, ATT_FWD, d);
     att_tiles q = clt__attention_tiles(ctx, ATT_BWD_DQ, d);
     att_tiles k = clt__attention_tiles(ctx, ATT_BWD_DKDV, d);
     snprintf(buf, cap,
-             "attention d%d fwd bm=%u bn=%u; bwd_dq bm=%u bn=%u; bwd_dkdv bm=%u bn=%u", d, f.bm,
+             "attention d%d rows fwd bm=%u bn=%u; bwd_dq bm=%u bn=%u; bwd_dkdv bm=%u bn=%u", d, f.bm,
              f.bn, q.bm, q.bn, k.bm, k.bn);
     return CLT_SUCCESS;
 }

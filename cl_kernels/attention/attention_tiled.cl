@@ -1,0 +1,482 @@
+/* Scaled-dot-product attention with register micro-tiles: forward, dQ and dK/dV (issue 20, speed).
+ * Same arguments, layout, masks and results as attention.cl (read its banner: base-2 scores, q or k
+ * pre-scaled by scale * log2 e, lse stored natural-log, fixed-order sums, no atomics); the host picks
+ * this program or that one (CLT_ATTENTION_IMPL=tiled|rows).
+ *
+ * Why: attention.cl gives each item one whole row and reads the other operand from local memory at
+ * every FMA, so it runs at local-memory speed (and its dK/dV kernel reads a different local row per
+ * item). Here every product is a small GEMM: an item owns ATT_TR "own" rows x ATT_TC "stream" rows of
+ * the score tile and, per float4 step along D, loads ATT_TR + ATT_TC float4s from local memory for
+ * 4 * ATT_TR * ATT_TC FMAs (8 FMAs per load at 4x4); the P.V (or P^T.dO, dS^T.Q, dS.K) products read,
+ * per 4 stream rows, one float4 of P per own row and one float4 of V per stream row and column chunk
+ * (at 4 rows x 2 chunks: 12 loads for 128 FMAs). Counted in clang's PTX of the d64 forward (an
+ * approximation of NVIDIA's compiler): 384 FMAs for 56 ld.shared.v4, of which 16 are reductions.
+ *
+ * Geometry, the same in all three kernels: a group owns ATT_BR "own" rows (query rows in fwd and dq,
+ * key rows in dkdv) and streams tiles of ATT_BC rows of the other side. RY = BR/TR by CX = BC/TC
+ * items; item (ty, tx) = (lid / CX, lid % CX) owns rows ty + RY r (r < TR) and, in the score tile,
+ * stream rows tx + CX n (n < TC): adjacent items read adjacent (padded) local rows, so a warp's float4
+ * loads hit distinct banks, and items of one ty read the same own row (a broadcast). In the
+ * accumulation products the item owns the same rows x the float4 column chunks tx + CX w (w < D4/CX).
+ * Local rows are padded by one float4 (D4 + 1) so that rows ty, ty+1.. start in different banks.
+ *
+ * attention_tiled_fwd (FlashAttention-2 order): Q tile in local memory for the group's life; per key
+ *   tile: K to local; S = Q K^T micro-tile; row max over the CX items of a row through local memory
+ *   (float4 reads, fixed order, every item of the row computes the same max); P = exp2(S - m) to
+ *   local; the item's partial row sum l and its accumulator columns are rescaled by exp2(m_old - m);
+ *   V is loaded into K's buffer (the barrier before P is read also ends every read of K), then
+ *   O += P V. At the end the CX partial sums of l are added in a fixed order.
+ * attention_tiled_bwd_dq: Q and dO tiles stay in local memory; D_i = dO_i . O_i from the item's
+ *   columns, reduced like l; per key tile: K and V to local, S and dP = dO V^T micro-tiles,
+ *   dS = P (dP - D_i) to local, dQ += dS K.
+ * attention_tiled_bwd_dkdv: K (pre-scaled) and V own tiles stay in local memory; per query tile:
+ *   Q, dO, lse2 and D_i (from dO . O, one row per item, read from global memory: the same cost as in
+ *   attention.cl, small next to the tile's BR*BC*D*4 FMAs) to local; S^T = K Q^T and dP^T = V dO^T
+ *   micro-tiles, P^T and dS^T to local, dV += P^T dO, dK += dS^T Q.
+ * dQ is its own kernel, recomputing S and dP, rather than partial dQ per key block reduced later.
+ *   Estimate at b8h8s1024d64 (one GEMM-shaped product = 2 B H S^2 D = 8.6 GFLOP): recompute = 7
+ *   products (60 GFLOP; dq's 3 cost ~0.8 ms at 33 TFLOP/s); partials = 5 products (43 GFLOP) plus a
+ *   dS.K product in dkdv with a poor load ratio, a [Sk/BR, B, H, Sq, D] workspace (537 MB at BR 32:
+ *   written once, read once by a fixed-order reduction, ~0.25 ms at 4 TB/s). Net gain ~0.2 ms of
+ *   ~1.8, against a half-GB workspace that can fail for memory and a second kernel; the recompute
+ *   needs nothing, so it came first. Revisit with the H200's numbers.
+ * Loops over D and over tile rows are unrolled on GPUs (ATT_UNROLL=1) so that the micro-tiles stay in
+ * registers; CPU devices (POCL) keep them rolled, as in attention.cl.
+ *
+ * -D contract: ATT_D (32, 64, 128), ATT_BR, ATT_BC, ATT_TR, ATT_TC with BR % TR == 0, BC % TC == 0,
+ * CX = BC/TC a multiple of 4 dividing D/4, BC % 4 == 0; the group is (BR/TR)*(BC/TC) items. Local
+ * memory (floats): fwd (BR+BC)(D+4) + BR(BC+4) + BR CX; dq 2(BR+BC)(D+4) + BR(BC+4) + BR CX;
+ * dkdv 2(BR+BC)(D+4) + 2 BR(BC+4) + 2 BC (attention_tiled_params.c checks them against the budget).
+ * ATT_ALIGNED, ATT_UNROLL as in attention.cl; ATT_KUNROLL, the unroll of the loops over D and tile
+ * rows (2: ptxas gives the same 128 registers at 1, 2 and 4 for the d64 forward; the host passes
+ * CLT_ATTENTION_TILED_OPTS through for sweeps). Tile loads stay rolled loops (one global round trip
+ * per float4 an item loads, 4 per K tile): unrolled with selects they took 152-168 registers in
+ * ptxas (3 groups per SM instead of 4); which wins needs the H200. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
+ * a build holds: each takes its own tiles, and the others' local arrays would not fit under them
+ * (a program whose other kernel exceeds 48 KiB fails to build on NVIDIA).
+ */
+
+#ifndef ATT_D
+#define ATT_D 64 // head dimension
+#endif
+#ifndef ATT_BR
+#define ATT_BR 64 // own rows per group
+#endif
+#ifndef ATT_BC
+#define ATT_BC 32 // stream rows per tile
+#endif
+#ifndef ATT_TR
+#define ATT_TR 4 // own rows per item
+#endif
+#ifndef ATT_TC
+#define ATT_TC 4 // stream rows per item in the score tile
+#endif
+#ifndef ATT_KERNEL
+#define ATT_KERNEL 0 // which kernel the program holds: 0 fwd, 1 bwd_dq, 2 bwd_dkdv
+#endif
+#ifndef ATT_UNROLL
+#define ATT_UNROLL 1 // unroll (GPU: micro-tiles in registers; CPU: 0, compile time)
+#endif
+#ifndef ATT_ALIGNED
+#define ATT_ALIGNED 0 // every tensor offset is a multiple of 4 floats
+#endif
+#ifndef ATT_KUNROLL
+#define ATT_KUNROLL 2 // unroll of the loops over D and over tile rows (registers vs scheduling)
+#endif
+#define ATT_STR_(x) #x
+#define ATT_PRAGMA_UNROLL_(n) _Pragma(ATT_STR_(unroll n))
+#if ATT_UNROLL
+#define ATT_LOOP _Pragma("unroll")
+#define ATT_KLOOP ATT_PRAGMA_UNROLL_(ATT_KUNROLL)
+#else
+#define ATT_LOOP _Pragma("unroll 1")
+#define ATT_KLOOP _Pragma("unroll 1")
+#endif
+
+#define D4 (ATT_D / 4)
+#define DP (D4 + 1)               /* float4s per padded local row */
+#define RY (ATT_BR / ATT_TR)      /* items along own rows */
+#define CX (ATT_BC / ATT_TC)      /* items along stream rows */
+#define NT (RY * CX)              /* group size */
+#define CW (D4 / CX)              /* float4 column chunks per item in the accumulation products */
+#define PS4 (ATT_BC / 4 + 1)      /* float4s per padded row of a P / dS tile */
+
+#if ATT_D != 32 && ATT_D != 64 && ATT_D != 128
+#error "ATT_D must be 32, 64 or 128"
+#endif
+#if ATT_BR % ATT_TR != 0 || ATT_BC % ATT_TC != 0 || ATT_BC % 4 != 0
+#error "ATT_BR must be a multiple of ATT_TR, ATT_BC of ATT_TC and of 4"
+#endif
+#if CX % 4 != 0 || D4 % CX != 0
+#error "ATT_BC / ATT_TC must be a multiple of 4 that divides ATT_D / 4"
+#endif
+
+#if ATT_ALIGNED
+#define LOAD4(p, off, idx) (((__global const float4 *)((p) + (off)))[idx])
+#define STORE4(x, p, off, idx) (((__global float4 *)((p) + (off)))[idx] = (x))
+#else
+#define LOAD4(p, off, idx) vload4((idx), (p) + (off))
+#define STORE4(x, p, off, idx) vstore4((x), (idx), (p) + (off))
+#endif
+
+#define LOG2E 1.4426950408889634f
+#define LN2 0.6931471805599453f
+
+/* Component u (a constant after unrolling) of a float4. */
+#define COMP(v, u) ((u) == 0 ? (v).x : (u) == 1 ? (v).y : (u) == 2 ? (v).z : (v).w)
+/* a . b added to s, in a fixed order. */
+#define DOT4_ACC(s, a, b) fma((a).w, (b).w, fma((a).z, (b).z, fma((a).y, (b).y, fma((a).x, (b).x, (s)))))
+
+static inline uint visible_keys(__global const int *key_len, ulong key_len_off, int has_len,
+                                uint b, uint sk)
+{
+    if (!has_len)
+        return sk;
+    int n = key_len[key_len_off + b];
+    return n < 0 ? 0u : (uint)n > sk ? sk : (uint)n;
+}
+
+/* Rows row0 .. row0+nrows-1 of a [.., D] tensor (base in float4s) times mul into a padded local
+ * tile; rows at or past `limit` become zeros. Consecutive items read consecutive float4s. */
+static inline void load_rows(__local float4 *dst, __global const float *src, ulong off, ulong base,
+                             uint row0, uint nrows, uint limit, float mul, uint lid)
+{
+    for (uint e = lid; e < nrows * D4; e += NT) {
+        uint r = e / D4, c = e % D4, row = row0 + r;
+        float4 x = (float4)(0.0f);
+        if (row < limit)
+            x = LOAD4(src, off, base + (ulong)row * D4 + c) * mul;
+        dst[r * DP + c] = x;
+    }
+}
+
+/* s[r][n] += a_own[r] . b_stream[n] over D, the item's micro-tile. */
+#define MICRO_DOT(s, own, stream)                                                                  \
+    ATT_KLOOP for (int c = 0; c < D4; c++)                                                         \
+    {                                                                                              \
+        float4 a_[ATT_TR], b_[ATT_TC];                                                             \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++) a_[r] = (own)[(ty + RY * r) * DP + c];           \
+        ATT_LOOP for (int n = 0; n < ATT_TC; n++) b_[n] = (stream)[(tx + CX * n) * DP + c];        \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++) ATT_LOOP for (int n = 0; n < ATT_TC; n++)         \
+            s[r][n] = DOT4_ACC(s[r][n], a_[r], b_[n]);                                             \
+    }
+
+/* acc[r][w] += sum over stream rows kk of P[own row r][kk] * src[kk][column chunk w]. */
+#define MICRO_AXPY(acc, pt, src)                                                                   \
+    ATT_KLOOP for (int kk = 0; kk < ATT_BC; kk += 4)                                               \
+    {                                                                                              \
+        float4 p_[ATT_TR];                                                                         \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++) p_[r] = (pt)[(ty + RY * r) * PS4 + kk / 4];      \
+        ATT_LOOP for (int u = 0; u < 4; u++) ATT_LOOP for (int w = 0; w < CW; w++)                 \
+        {                                                                                          \
+            float4 x_ = (src)[(kk + u) * DP + tx + CX * w];                                        \
+            ATT_LOOP for (int r = 0; r < ATT_TR; r++) acc[r][w] =                                  \
+                fma((float4)(COMP(p_[r], u)), x_, acc[r][w]);                                      \
+        }                                                                                          \
+    }
+
+/* The fixed-order sum (or max) over the CX items of each own row of their values v[r]: written to
+ * red, a barrier, read back as float4s. Every item of a row gets the same result. The caller
+ * makes sure nobody still reads red. */
+#define ROW_REDUCE(out, v, red, OP)                                                                \
+    {                                                                                              \
+        __local float *redf_ = (__local float *)(red);                                             \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++) redf_[(ty + RY * r) * CX + tx] = v[r];           \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++)                                                  \
+        {                                                                                          \
+            float4 t_ = (red)[(ty + RY * r) * (CX / 4)];                                           \
+            float a_ = OP(OP(t_.x, t_.y), OP(t_.z, t_.w));                                         \
+            ATT_LOOP for (int x = 1; x < CX / 4; x++)                                              \
+            {                                                                                      \
+                t_ = (red)[(ty + RY * r) * (CX / 4) + x];                                          \
+                a_ = OP(a_, OP(OP(t_.x, t_.y), OP(t_.z, t_.w)));                                   \
+            }                                                                                      \
+            out[r] = a_;                                                                           \
+        }                                                                                          \
+    }
+#define OP_ADD(a, b) ((a) + (b))
+
+#if ATT_KERNEL == 0
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attention_tiled_fwd(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                    __global const float *v, ulong v_off, __global float *out, ulong out_off,
+                    __global float *lse, ulong lse_off, int write_lse, __global const int *key_len,
+                    ulong key_len_off, int has_len, uint heads, uint sq, uint sk, float scale_log2,
+                    int causal)
+{
+    __local float4 qs[ATT_BR * DP];
+    __local float4 kvs[ATT_BC * DP];
+    __local float4 ps[ATT_BR * PS4];
+    __local float4 red[ATT_BR * CX / 4];
+    const uint lid = get_local_id(0), tx = lid % CX, ty = lid / CX;
+    const uint bh = get_group_id(1);
+    const uint row0 = get_group_id(0) * ATT_BR;
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && row0 + ATT_BR < kend)
+        kend = row0 + ATT_BR;
+    const ulong qbase = (ulong)bh * sq * D4, kbase = (ulong)bh * sk * D4;
+    load_rows(qs, q, q_off, qbase, row0, ATT_BR, sq, scale_log2, lid);
+
+    float4 acc[ATT_TR][CW];
+    float m[ATT_TR], l[ATT_TR];
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++) {
+        m[r] = -INFINITY;
+        l[r] = 0.0f;
+        ATT_LOOP
+        for (int w = 0; w < CW; w++)
+            acc[r][w] = (float4)(0.0f);
+    }
+
+    for (uint j0 = 0; j0 < kend; j0 += ATT_BC) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's P V is done with kvs and ps */
+        load_rows(kvs, k, k_off, kbase, j0, ATT_BC, kend, 1.0f, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[ATT_TR][ATT_TC];
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++)
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++)
+                s[r][n] = 0.0f;
+        MICRO_DOT(s, qs, kvs)
+        float tmax[ATT_TR], rmax[ATT_TR];
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            uint i = row0 + ty + RY * r;
+            tmax[r] = -INFINITY;
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++) {
+                uint j = j0 + tx + CX * n;
+                if (j >= kend || (causal && j > i))
+                    s[r][n] = -INFINITY;
+                tmax[r] = fmax(tmax[r], s[r][n]);
+            }
+        }
+        /* The barrier inside also ends every read of K: V may replace it below. */
+        ROW_REDUCE(rmax, tmax, red, fmax)
+        __local float *psf = (__local float *)ps;
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            float m_new = fmax(m[r], rmax[r]);
+            float alpha = m_new == -INFINITY ? 1.0f : exp2(m[r] - m_new);
+            float part = 0.0f;
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++) {
+                float p = m_new == -INFINITY ? 0.0f : exp2(s[r][n] - m_new);
+                part += p;
+                psf[(ty + RY * r) * (PS4 * 4) + tx + CX * n] = p;
+            }
+            l[r] = fma(l[r], alpha, part);
+            m[r] = m_new;
+            ATT_LOOP
+            for (int w = 0; w < CW; w++)
+                acc[r][w] *= alpha;
+        }
+        load_rows(kvs, v, v_off, kbase, j0, ATT_BC, kend, 1.0f, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        MICRO_AXPY(acc, ps, kvs)
+    }
+    /* Every read of red happened before the last barrier of the loop (or there was no loop). */
+    float lt[ATT_TR];
+    ROW_REDUCE(lt, l, red, OP_ADD)
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++) {
+        uint i = row0 + ty + RY * r;
+        if (i >= sq)
+            continue;
+        float inv = lt[r] > 0.0f ? 1.0f / lt[r] : 0.0f;
+        ulong orow = qbase + (ulong)i * D4;
+        ATT_LOOP
+        for (int w = 0; w < CW; w++)
+            STORE4(acc[r][w] * inv, out, out_off, orow + tx + CX * w);
+        if (write_lse && tx == 0)
+            lse[lse_off + (ulong)bh * sq + i] = lt[r] > 0.0f ? (m[r] + log2(lt[r])) * LN2 : -INFINITY;
+    }
+}
+
+#endif
+
+#if ATT_KERNEL == 1
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                       __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                       __global const float *lse, ulong lse_off, __global const float *d_o,
+                       ulong do_off, __global float *dq, ulong dq_off, __global const int *key_len,
+                       ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
+                       float scale_log2, float scale, int causal)
+{
+    __local float4 qs[ATT_BR * DP];
+    __local float4 dos[ATT_BR * DP];
+    __local float4 ks[ATT_BC * DP];
+    __local float4 vs[ATT_BC * DP];
+    __local float4 ps[ATT_BR * PS4];
+    __local float4 red[ATT_BR * CX / 4];
+    const uint lid = get_local_id(0), tx = lid % CX, ty = lid / CX;
+    const uint bh = get_group_id(1);
+    const uint row0 = get_group_id(0) * ATT_BR;
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && row0 + ATT_BR < kend)
+        kend = row0 + ATT_BR;
+    const ulong qbase = (ulong)bh * sq * D4, kbase = (ulong)bh * sk * D4;
+    load_rows(qs, q, q_off, qbase, row0, ATT_BR, sq, scale_log2, lid);
+    load_rows(dos, d_o, do_off, qbase, row0, ATT_BR, sq, 1.0f, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    /* D_i = dO_i . O_i: the item's column chunks, then the row's fixed-order sum. */
+    float4 acc[ATT_TR][CW];
+    float part[ATT_TR], delta[ATT_TR], lse2[ATT_TR];
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++) {
+        uint i = row0 + ty + RY * r;
+        float4 a = (float4)(0.0f);
+        ATT_LOOP
+        for (int w = 0; w < CW; w++) {
+            acc[r][w] = (float4)(0.0f);
+            if (i < sq)
+                a = fma(dos[(ty + RY * r) * DP + tx + CX * w],
+                        LOAD4(o, o_off, qbase + (ulong)i * D4 + tx + CX * w), a);
+        }
+        part[r] = (a.x + a.y) + (a.z + a.w);
+        lse2[r] = i < sq ? lse[lse_off + (ulong)bh * sq + i] * LOG2E : -INFINITY;
+    }
+    ROW_REDUCE(delta, part, red, OP_ADD)
+
+    for (uint j0 = 0; j0 < kend; j0 += ATT_BC) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's dS K is done with ks and ps */
+        load_rows(ks, k, k_off, kbase, j0, ATT_BC, kend, 1.0f, lid);
+        load_rows(vs, v, v_off, kbase, j0, ATT_BC, kend, 1.0f, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[ATT_TR][ATT_TC], dp[ATT_TR][ATT_TC];
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++)
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++)
+                s[r][n] = dp[r][n] = 0.0f;
+        MICRO_DOT(s, qs, ks)
+        MICRO_DOT(dp, dos, vs)
+        __local float *psf = (__local float *)ps;
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            uint i = row0 + ty + RY * r;
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++) {
+                uint j = j0 + tx + CX * n;
+                int visible = lse2[r] != -INFINITY && j < kend && (!causal || j <= i);
+                float p = visible ? exp2(s[r][n] - lse2[r]) : 0.0f;
+                psf[(ty + RY * r) * (PS4 * 4) + tx + CX * n] = p * (dp[r][n] - delta[r]);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        MICRO_AXPY(acc, ps, ks)
+    }
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++) {
+        uint i = row0 + ty + RY * r;
+        if (i >= sq)
+            continue;
+        ATT_LOOP
+        for (int w = 0; w < CW; w++)
+            STORE4(acc[r][w] * scale, dq, dq_off, qbase + (ulong)i * D4 + tx + CX * w);
+    }
+}
+
+#endif
+
+#if ATT_KERNEL == 2
+__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k,
+                         ulong k_off, __global const float *v, ulong v_off, __global const float *o,
+                         ulong o_off, __global const float *lse, ulong lse_off,
+                         __global const float *d_o, ulong do_off, __global float *dk, ulong dk_off,
+                         __global float *dv, ulong dv_off, __global const int *key_len,
+                         ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
+                         float scale_log2, float scale, int causal)
+{
+    __local float4 kown[ATT_BR * DP];
+    __local float4 vown[ATT_BR * DP];
+    __local float4 qs[ATT_BC * DP];
+    __local float4 dos[ATT_BC * DP];
+    __local float4 ps[ATT_BR * PS4];
+    __local float4 dss[ATT_BR * PS4];
+    __local float lse2s[ATT_BC];
+    __local float deltas[ATT_BC];
+    const uint lid = get_local_id(0), tx = lid % CX, ty = lid / CX;
+    const uint bh = get_group_id(1);
+    const uint key0 = get_group_id(0) * ATT_BR;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    const ulong qbase = (ulong)bh * sq * D4, kbase = (ulong)bh * sk * D4;
+    /* k is pre-scaled like q in the forward pass; keys past the length are zeros (and masked). */
+    load_rows(kown, k, k_off, kbase, key0, ATT_BR, kvis, scale_log2, lid);
+    load_rows(vown, v, v_off, kbase, key0, ATT_BR, kvis, 1.0f, lid);
+
+    float4 dka[ATT_TR][CW], dva[ATT_TR][CW];
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++)
+        ATT_LOOP
+        for (int w = 0; w < CW; w++)
+            dka[r][w] = dva[r][w] = (float4)(0.0f);
+    /* Query tiles that can see a key of this group: causal ones start at the tile holding query
+     * key0; none when the group lies past the visible keys. */
+    uint i_begin = causal ? key0 / ATT_BC * ATT_BC : 0;
+    uint i_end = key0 < kvis ? sq : 0;
+
+    for (uint i0 = i_begin; i0 < i_end; i0 += ATT_BC) {
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's products are done with the tiles */
+        load_rows(qs, q, q_off, qbase, i0, ATT_BC, sq, 1.0f, lid);
+        load_rows(dos, d_o, do_off, qbase, i0, ATT_BC, sq, 1.0f, lid);
+        for (uint rr = lid; rr < ATT_BC; rr += NT) {
+            uint i = i0 + rr;
+            float l2 = -INFINITY, dl = 0.0f;
+            if (i < sq) {
+                float4 a = (float4)(0.0f);
+                for (int c = 0; c < D4; c++)
+                    a = fma(LOAD4(d_o, do_off, qbase + (ulong)i * D4 + c),
+                            LOAD4(o, o_off, qbase + (ulong)i * D4 + c), a);
+                dl = (a.x + a.y) + (a.z + a.w);
+                l2 = lse[lse_off + (ulong)bh * sq + i] * LOG2E;
+            }
+            lse2s[rr] = l2;
+            deltas[rr] = dl;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        float s[ATT_TR][ATT_TC], dp[ATT_TR][ATT_TC];
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++)
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++)
+                s[r][n] = dp[r][n] = 0.0f;
+        MICRO_DOT(s, kown, qs)
+        MICRO_DOT(dp, vown, dos)
+        __local float *psf = (__local float *)ps, *dsf = (__local float *)dss;
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            uint j = key0 + ty + RY * r;
+            ATT_LOOP
+            for (int n = 0; n < ATT_TC; n++) {
+                uint i = i0 + tx + CX * n;
+                float l2 = lse2s[tx + CX * n];
+                int visible = j < kvis && i < sq && l2 != -INFINITY && (!causal || j <= i);
+                float p = visible ? exp2(s[r][n] - l2) : 0.0f;
+                psf[(ty + RY * r) * (PS4 * 4) + tx + CX * n] = p;
+                dsf[(ty + RY * r) * (PS4 * 4) + tx + CX * n] = p * (dp[r][n] - deltas[tx + CX * n]);
+            }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        MICRO_AXPY(dva, ps, dos)
+        MICRO_AXPY(dka, dss, qs)
+    }
+    ATT_LOOP
+    for (int r = 0; r < ATT_TR; r++) {
+        uint j = key0 + ty + RY * r;
+        if (j >= sk)
+            continue;
+        ulong krow = kbase + (ulong)j * D4;
+        ATT_LOOP
+        for (int w = 0; w < CW; w++) {
+            STORE4(dka[r][w] * scale, dk, dk_off, krow + tx + CX * w);
+            STORE4(dva[r][w], dv, dv_off, krow + tx + CX * w);
+        }
+    }
+}
+#endif
