@@ -23,6 +23,7 @@ static void usage(FILE *f)
             "usage: clt-kernels --list [--profile gfx902|gfx90a|gfx1030|native] [--dump DIR]\n"
             "                   [--device SEL]\n"
             "       clt-kernels --nv-report [--device SEL] [--program NAME] [--shard I/N] [--raw]\n"
+            "                       [--index I[,J...]] [--ptx DIR]\n"
             "  --list       one line per distinct (program, options) pair the profile's tables can\n"
             "               select, tab-separated: <index> <selected|compile-only> <program>\n"
             "               <launch work-group or 0> <full build options>; AMD profiles also list the\n"
@@ -36,7 +37,9 @@ static void usage(FILE *f)
             "               program's variants; --shard I/N only the variants whose index is I modulo\n"
             "               N (N processes build in parallel); --raw also prints the driver's ptxas\n"
             "               lines under '== <index> <program> <options>' (a failed build's whole log\n"
-            "               is always printed); not an NVIDIA device: says so, exit 0\n"
+            "               is always printed); --index only the listed variant indexes; --ptx DIR\n"
+            "               writes each variant's PTX (NVIDIA's program binary) as DIR/<index>.ptx;\n"
+            "               not an NVIDIA device: says so, exit 0\n"
             "exit status: 0 ok, 1 failure (a variant failed to build), 2 usage\n");
 }
 
@@ -112,7 +115,8 @@ int main(int argc, char **argv)
 {
     const char *device = NULL, *profile = "gfx902", *dump = NULL;
     int mode = 0; /* 1 list, 2 nv-report */
-    clt__nv_report_options nv = {"clt-kernels", NULL, 0, 1, 0};
+    clt__nv_report_options nv = {"clt-kernels", NULL, 0, 1, 0, NULL, NULL, 0};
+    int indexes[64];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--list"))
@@ -129,6 +133,26 @@ int main(int argc, char **argv)
             nv.program = argv[++i];
         else if (!strcmp(a, "--raw"))
             nv.raw = 1;
+        else if (!strcmp(a, "--ptx") && i + 1 < argc)
+            nv.ptx_dir = argv[++i];
+        else if (!strcmp(a, "--index") && i + 1 < argc) {
+            const char *p = argv[++i];
+            nv.indexes = indexes;
+            nv.n_indexes = 0;
+            for (;;) {
+                char *end;
+                long v = strtol(p, &end, 10);
+                if (end == p || v < 0 || v > 1000000 || nv.n_indexes == 64 || (*end && *end != ',')) {
+                    fprintf(stderr, "clt-kernels: --index wants up to 64 indexes I,J,..., not \"%s\"\n",
+                            argv[i]);
+                    return 2;
+                }
+                indexes[nv.n_indexes++] = (int)v;
+                if (!*end)
+                    break;
+                p = end + 1;
+            }
+        }
         else if (!strcmp(a, "--shard") && i + 1 < argc) {
             char tail = 0;
             if (sscanf(argv[++i], "%d/%d%c", &nv.shard, &nv.shards, &tail) != 2 ||

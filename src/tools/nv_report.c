@@ -8,6 +8,31 @@
 #include "tools/kernel_variants.h"
 #include "tools/nv_resources.h"
 
+/* NVIDIA's program binary is the PTX its front end made: written out so that ptxas here can show
+ * what the driver's own ptxas did with it. Failures are reported, not fatal. */
+static void write_ptx(cl_program prog, int index, const clt__nv_report_options *o)
+{
+    size_t size = 0;
+    unsigned char *bin = NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%d.ptx", o->ptx_dir, index);
+    FILE *f = NULL;
+    if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) == CL_SUCCESS &&
+        size > 0 && size < ((size_t)1 << 30) && (bin = malloc(size)) != NULL &&
+        clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL) == CL_SUCCESS &&
+        (f = fopen(path, "wb")) != NULL && fwrite(bin, 1, size, f) == size) {
+        if (fclose(f) == 0) {
+            free(bin);
+            return;
+        }
+        f = NULL;
+    }
+    if (f)
+        fclose(f);
+    free(bin);
+    fprintf(stderr, "%s: could not write the PTX of variant %d to %s\n", o->tool, index, path);
+}
+
 /* Builds variant v (index i) and feeds its build log to t; prints the raw ptxas lines when asked.
  * Returns 1 when the build failed. */
 static int nv_build(clt_context *ctx, const clt__variant *v, int index, const clt__nv_report_options *o,
@@ -31,6 +56,8 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index, const cl
         prog = clCreateProgramWithSource(ctx->dev->cl_ctx, 1, &s, NULL, &err);
     }
     cl_int built = prog ? clBuildProgram(prog, 1, &dev, opts, NULL, NULL) : err;
+    if (built == CL_SUCCESS && o->ptx_dir)
+        write_ptx(prog, index, o);
     size_t n = 0;
     char *log = NULL;
     if (prog && clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
@@ -78,9 +105,13 @@ int clt__nv_report(clt_context *ctx, const clt__nv_report_options *o)
     clt__nv_table t;
     clt__nv_table_init(&t);
     int bad = 0;
-    for (int i = 0; i < l.n; i++)
-        if ((!o->program || !strcmp(o->program, l.v[i].program)) && i % shards == o->shard)
+    for (int i = 0; i < l.n; i++) {
+        int wanted = !o->indexes;
+        for (int k = 0; k < o->n_indexes && !wanted; k++)
+            wanted = o->indexes[k] == i;
+        if (wanted && (!o->program || !strcmp(o->program, l.v[i].program)) && i % shards == o->shard)
             bad |= nv_build(ctx, &l.v[i], i, o, &t);
+    }
     clt__nv_print_table(stdout, &t);
     clt__nv_print_summary(stdout, &t);
     clt__nv_table_free(&t);

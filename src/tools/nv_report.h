@@ -11,6 +11,10 @@ typedef struct clt__nv_report_options {
     const char *program; /* only this program's variants, NULL: all */
     int shard, shards;   /* only variants whose index is shard modulo shards (0, 1: all) */
     int raw;             /* also print the raw ptxas lines under "== <index> <program> <options>" */
+    const char *ptx_dir; /* non-NULL: write each built variant's PTX (the program binary) as
+                            <ptx_dir>/<index>.ptx, to read with a local ptxas */
+    const int *indexes;  /* non-NULL: only these variant indexes (n_indexes of them) */
+    int n_indexes;
 } clt__nv_report_options;
 
 /* On an NVIDIA device: prints the header, [raw lines,] the table and the summary on stdout;
