@@ -16,6 +16,8 @@
 #include "tools/isa_targets.h"
 #include "tools/kernel_variants.h"
 #include "tools/nv_report.h"
+#include "tools/nv_resources.h"
+#include "tools/text_file.h"
 
 static void usage(FILE *f)
 {
@@ -24,6 +26,7 @@ static void usage(FILE *f)
             "                   [--device SEL]\n"
             "       clt-kernels --nv-report [--device SEL] [--program NAME] [--shard I/N] [--raw]\n"
             "                       [--index I[,J...]] [--ptx DIR]\n"
+            "       clt-kernels --nv-parse FILE\n"
             "  --list       one line per distinct (program, options) pair the profile's tables can\n"
             "               select, tab-separated: <index> <selected|compile-only> <program>\n"
             "               <launch work-group or 0> <full build options>; AMD profiles also list the\n"
@@ -40,7 +43,9 @@ static void usage(FILE *f)
             "               is always printed); --index only the listed variant indexes; --ptx DIR\n"
             "               writes each variant's PTX (NVIDIA's program binary) as DIR/<index>.ptx;\n"
             "               not an NVIDIA device: says so, exit 0\n"
-            "exit status: 0 ok, 1 failure (a variant failed to build), 2 usage\n");
+            "  --nv-parse FILE  the same table from a saved report (--nv-report --raw output, e.g.\n"
+            "               bench/results/h200/nv_report.txt) or an NVIDIA build log; no device\n"
+            "exit status: 0 ok, 1 failure (a variant failed to build, an unreadable file), 2 usage\n");
 }
 
 static int write_file(const char *path, const char *text)
@@ -101,6 +106,29 @@ static int list_variants(const char *device, const char *profile, const char *du
     return rc;
 }
 
+/* A saved report (--nv-report --raw output, or any NVIDIA build log) as the table. */
+static int nv_parse(const char *path)
+{
+    char *text = NULL, err[512];
+    size_t len = 0;
+    int st = clt__read_text_file(path, 64L << 20, &text, &len, err, sizeof err);
+    if (st == CLT__TEXT_ABSENT)
+        snprintf(err, sizeof err, "%s: no such file", path);
+    if (st != CLT__TEXT_OK) {
+        fprintf(stderr, "clt-kernels: --nv-parse %s\n", err);
+        return 1;
+    }
+    clt__nv_table t;
+    clt__nv_table_init(&t);
+    clt__nv_parse_text(&t, text, len);
+    free(text);
+    clt__nv_print_table(stdout, &t);
+    clt__nv_print_summary(stdout, &t);
+    int rc = t.build_failures > 0;
+    clt__nv_table_free(&t);
+    return rc;
+}
+
 static int nv_report(const char *device, const clt__nv_report_options *o)
 {
     clt_context *ctx;
@@ -114,7 +142,8 @@ static int nv_report(const char *device, const clt__nv_report_options *o)
 int main(int argc, char **argv)
 {
     const char *device = NULL, *profile = "gfx902", *dump = NULL;
-    int mode = 0; /* 1 list, 2 nv-report */
+    const char *parse = NULL;
+    int mode = 0; /* 1 list, 2 nv-report, 3 nv-parse */
     clt__nv_report_options nv = {"clt-kernels", NULL, 0, 1, 0, NULL, NULL, 0};
     int indexes[64];
     for (int i = 1; i < argc; i++) {
@@ -131,7 +160,10 @@ int main(int argc, char **argv)
             device = argv[++i];
         else if (!strcmp(a, "--program") && i + 1 < argc)
             nv.program = argv[++i];
-        else if (!strcmp(a, "--raw"))
+        else if (!strcmp(a, "--nv-parse") && i + 1 < argc) {
+            mode = 3;
+            parse = argv[++i];
+        } else if (!strcmp(a, "--raw"))
             nv.raw = 1;
         else if (!strcmp(a, "--ptx") && i + 1 < argc)
             nv.ptx_dir = argv[++i];
@@ -174,6 +206,8 @@ int main(int argc, char **argv)
         return list_variants(device, profile, dump);
     if (mode == 2)
         return nv_report(device, &nv);
+    if (mode == 3)
+        return nv_parse(parse);
     usage(stderr);
     return 2;
 }

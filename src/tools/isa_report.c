@@ -1,13 +1,10 @@
 /* Reader of the AMD ISA check's resources.tsv; see isa_report.h. */
 #include "tools/isa_report.h"
+#include "tools/text_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define NFIELDS 12
 #define COUNT_MAX 999999999L
@@ -25,62 +22,6 @@ void clt__isa_report_free(clt__isa_report *r)
 {
     free(r->rows);
     memset(r, 0, sizeof *r);
-}
-
-/* The whole file into a NUL-terminated heap buffer: regular files only, bounded. */
-static int slurp(const char *path, char **out, size_t *len, char *err, size_t cap)
-{
-    /* O_NONBLOCK: opening a FIFO without a writer must not hang; fstat then refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return CLT__ISA_ABSENT;
-        return failf(err, cap, "%s: cannot open: %s", path, strerror(errno));
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return failf(err, cap, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return failf(err, cap, "%s: not a regular file", path);
-    }
-    if (st.st_size > CLT__ISA_FILE_MAX) {
-        close(fd);
-        return failf(err, cap, "%s: %lld bytes, more than the %ld an ISA report can have", path,
-                     (long long)st.st_size, CLT__ISA_FILE_MAX);
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    size_t got = 0;
-    int rerr = 0;
-    while (buf && got < n) { /* the file may shrink while read: stop at end of file */
-        ssize_t k = read(fd, buf + got, n - got);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            rerr = errno;
-        if (k <= 0)
-            break;
-        got += (size_t)k;
-    }
-    close(fd);
-    if (!buf)
-        return failf(err, cap, "%s: out of host memory", path);
-    if (rerr) {
-        free(buf);
-        return failf(err, cap, "%s: read failed: %s", path, strerror(rerr));
-    }
-    buf[got] = '\0';
-    if (memchr(buf, '\0', got)) {
-        free(buf);
-        return failf(err, cap, "%s: contains a NUL byte (not a text report)", path);
-    }
-    *out = buf;
-    *len = got;
-    return CLT__ISA_OK;
 }
 
 /* A count in [0, COUNT_MAX]: digits only. */
@@ -172,9 +113,11 @@ int clt__isa_report_read(const char *path, const char *target, clt__isa_report *
     memset(r, 0, sizeof *r);
     char *buf = NULL;
     size_t len = 0;
-    int st = slurp(path, &buf, &len, err, errcap);
-    if (st != CLT__ISA_OK)
-        return st;
+    int st = clt__read_text_file(path, CLT__ISA_FILE_MAX, &buf, &len, err, errcap);
+    if (st == CLT__TEXT_ABSENT)
+        return CLT__ISA_ABSENT;
+    if (st != CLT__TEXT_OK)
+        return CLT__ISA_BAD;
     snprintf(r->target, sizeof r->target, "%s", target);
     char head[64];
     snprintf(head, sizeof head, "#cltensor-isa-resources v1 %s", target);
