@@ -74,7 +74,9 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index, const cl
     for (char *line = log, *next; line && *line; line = next) {
         char *nl = strchr(line, '\n');
         next = nl ? nl + 1 : line + strlen(line);
-        size_t len = (size_t)(next - line) - (nl != NULL);
+        if (nl)
+            *nl = '\0'; /* the line alone for strstr below */
+        size_t len = strlen(line);
         clt__nv_parse_line(t, line, len);
         if (built != CL_SUCCESS || (o->raw && strstr(line, "ptxas") && len < 4096))
             printf("   %.*s\n", (int)len, line);
