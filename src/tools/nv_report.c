@@ -107,14 +107,23 @@ int clt__nv_report(clt_context *ctx, const clt__nv_report_options *o)
     clt__nv_table t;
     clt__nv_table_init(&t);
     int bad = 0;
+    if (!o->raw)
+        clt__nv_print_header(stdout);
+    /* rows as each variant is built (a run cut short by a time limit keeps what it printed) */
     for (int i = 0; i < l.n; i++) {
         int wanted = !o->indexes;
         for (int k = 0; k < o->n_indexes && !wanted; k++)
             wanted = o->indexes[k] == i;
-        if (wanted && (!o->program || !strcmp(o->program, l.v[i].program)) && i % shards == o->shard)
-            bad |= nv_build(ctx, &l.v[i], i, o, &t);
+        if (!wanted || (o->program && strcmp(o->program, l.v[i].program)) || i % shards != o->shard)
+            continue;
+        int from = t.n;
+        bad |= nv_build(ctx, &l.v[i], i, o, &t);
+        if (!o->raw)
+            clt__nv_print_rows(stdout, &t, from, t.n);
+        fflush(stdout);
     }
-    clt__nv_print_table(stdout, &t);
+    if (o->raw) /* the raw lines first (a file --nv-parse reads whole), then the table */
+        clt__nv_print_table(stdout, &t);
     clt__nv_print_summary(stdout, &t);
     clt__nv_table_free(&t);
     clt__variant_list_free(&l);

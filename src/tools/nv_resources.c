@@ -309,11 +309,21 @@ static void cell(FILE *f, long v, int width)
         fprintf(f, " %*ld", width, v);
 }
 
-void clt__nv_print_table(FILE *f, const clt__nv_table *t)
+void clt__nv_print_header(FILE *f)
 {
     fprintf(f, "%4s %-22s %-34s %-7s %4s %6s %5s %6s %6s\n", "#", "program", "kernel", "arch", "regs",
             "smem", "stack", "spillS", "spillL");
-    for (int i = 0; i < t->n; i++) {
+}
+
+void clt__nv_print_table(FILE *f, const clt__nv_table *t)
+{
+    clt__nv_print_header(f);
+    clt__nv_print_rows(f, t, 0, t->n);
+}
+
+void clt__nv_print_rows(FILE *f, const clt__nv_table *t, int from, int to)
+{
+    for (int i = from < 0 ? 0 : from; i < to && i < t->n; i++) {
         const clt__nv_row *r = &t->rows[i];
         if (r->variant >= 0)
             fprintf(f, "%4d", r->variant);

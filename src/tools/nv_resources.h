@@ -61,6 +61,9 @@ int clt__nv_kernels_with_spills(const clt__nv_table *t);
 /* The table (one row per kernel, fixed columns), then the summary line:
  * "nv-resources: V variants, K kernels, S with spills, F build failures[, M malformed lines]...". */
 void clt__nv_print_table(FILE *f, const clt__nv_table *t);
+/* The same in pieces, for a report printed as it is built: the column header, rows [from, to). */
+void clt__nv_print_header(FILE *f);
+void clt__nv_print_rows(FILE *f, const clt__nv_table *t, int from, int to);
 void clt__nv_print_summary(FILE *f, const clt__nv_table *t);
 
 #endif
