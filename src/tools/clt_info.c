@@ -1,5 +1,7 @@
 /* clt-info: what cltensor sees. Every OpenCL device and its capabilities, which one a context would
- * pick, and the limits and program cache of a context created there. Uses the public API only. */
+ * pick, and the limits and program cache of a context created there (public API only); with
+ * --resources the per-kernel resource table (info_resources.c, which reads internal tables: the
+ * tool links the static library). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +9,7 @@
 
 #include "cltensor_all.h"
 #include "json_out.h"
+#include "tools/info_resources.h"
 #include "tool_args.h"
 
 typedef struct info_options {
@@ -14,11 +17,14 @@ typedef struct info_options {
     int list;
     const char *device;  /* NULL: the library's default selection ($CLT_DEVICE, ...) */
     const char *profile; /* NULL: $CLT_DEVICE_PROFILE, else native */
+    int resources;
+    const char *isa_report;
 } info_options;
 
 static void usage(FILE *f) {
     fprintf(f,
             "usage: clt-info [--json | --list] [--device SEL] [--profile NAME]\n"
+            "       clt-info --resources [--device SEL] [--profile NAME] [--isa-report FILE]\n"
             "  (no option)     every platform and device, the selected one marked, and the limits\n"
             "                  of a context created on it\n"
             "  --json          the same as one JSON object\n"
@@ -26,6 +32,17 @@ static void usage(FILE *f) {
             "  --device SEL    select as clt_context_options.device: \"2\", \"1:0\", \"gpu\", \"cpu\",\n"
             "                  or a substring of \"platform / device\" (default: $CLT_DEVICE)\n"
             "  --profile NAME  device profile: native or gfx902 (default: $CLT_DEVICE_PROFILE)\n"
+            "  --resources     registers / memory / spills per kernel of every variant the tables\n"
+            "                  select. Native profile on an NVIDIA device: each variant built with\n"
+            "                  -cl-nv-verbose, the driver's log as a table (as clt-kernels\n"
+            "                  --nv-report); exit 1 if one fails to build. --profile gfx902, gfx90a or\n"
+            "                  gfx1030: the AMD ISA check's table (VGPR, SGPR, scratch, spills, LDS,\n"
+            "                  occupancy), rows whose options the tables no longer select marked\n"
+            "                  STALE. A device or profile with no report (POCL native, no ISA report\n"
+            "                  yet): one line saying so, exit 0\n"
+            "  --isa-report FILE  the ISA check's table to read (default: $CLT_ISA_OUT/<target>/\n"
+            "                  resources.tsv if CLT_ISA_OUT is set, else the build tree's\n"
+            "                  isa/<target>/resources.tsv that ctest -R amd_isa_<target> writes)\n"
             "  --help          this text\n"
             "  --version       the library version\n"
             "exit status: 0 ok, 1 failure\n");
@@ -191,13 +208,14 @@ static void print_context_json(const clt_context_limits *l, const clt_program_ca
 
 /* ------------------------------------------------------------------ main */
 
-enum { OPT_JSON = 256, OPT_LIST, OPT_DEVICE, OPT_PROFILE, OPT_VERSION };
+enum { OPT_JSON = 256, OPT_LIST, OPT_DEVICE, OPT_PROFILE, OPT_VERSION, OPT_RESOURCES, OPT_ISA_REPORT };
 
 static int parse_args(int argc, char **argv, info_options *o) {
     static const struct option long_options[] = {
         {"json", no_argument, NULL, OPT_JSON},         {"list", no_argument, NULL, OPT_LIST},
         {"device", required_argument, NULL, OPT_DEVICE}, {"profile", required_argument, NULL, OPT_PROFILE},
         {"help", no_argument, NULL, 'h'},              {"version", no_argument, NULL, OPT_VERSION},
+        {"resources", no_argument, NULL, OPT_RESOURCES}, {"isa-report", required_argument, NULL, OPT_ISA_REPORT},
         {NULL, 0, NULL, 0}};
     opterr = 0; /* our own one-line messages */
     int c;
@@ -207,6 +225,8 @@ static int parse_args(int argc, char **argv, info_options *o) {
         case OPT_LIST: o->list = 1; break;
         case OPT_DEVICE: o->device = optarg; break;
         case OPT_PROFILE: o->profile = optarg; break;
+        case OPT_RESOURCES: o->resources = 1; break;
+        case OPT_ISA_REPORT: o->isa_report = optarg; break;
         case 'h': usage(stdout); exit(0);
         case OPT_VERSION: tool_print_version("clt-info"); exit(0);
         case ':': fprintf(stderr, "clt-info: %s needs a value\n", argv[optind - 1]); return 1;
@@ -219,6 +239,14 @@ static int parse_args(int argc, char **argv, info_options *o) {
     }
     if (o->json && o->list) {
         fprintf(stderr, "clt-info: --json and --list exclude each other\n");
+        return 1;
+    }
+    if (o->resources && (o->json || o->list)) {
+        fprintf(stderr, "clt-info: --resources excludes --json and --list\n");
+        return 1;
+    }
+    if (o->isa_report && !o->resources) {
+        fprintf(stderr, "clt-info: --isa-report goes with --resources\n");
         return 1;
     }
     return 0;
@@ -248,6 +276,8 @@ int main(int argc, char **argv) {
     info_options o = {0};
     if (parse_args(argc, argv, &o) != 0)
         return 1;
+    if (o.resources)
+        return info_resources(o.device, o.profile, o.isa_report);
 
     int count = 0;
     clt_status st = clt_device_count(&count);

@@ -2,7 +2,11 @@
 # The AMD kernel ISA check: every kernel variant an AMD profile's dispatch tables select (listed by
 # clt-kernels from the real tables), compiled with clang's AMDGPU backend and ROCm's device-library
 # bitcode for the real ISA, assembled and linked into a code object with ld.lld, with a resource
-# report per kernel from the compiler's kernel-resource-usage remarks and the code object metadata.
+# report per kernel from the compiler's kernel-resource-usage remarks and the code object metadata:
+# $ISA_OUT/<target>/report.txt for people, $ISA_OUT/<target>/resources.tsv for clt-info --resources
+# (first line "#cltensor-isa-resources v1 <target>", then one tab-separated row per kernel: index,
+# use, program, kernel, VGPRs, SGPRs, scratch bytes/lane, VGPR spills, SGPR spills, LDS bytes,
+# occupancy in waves/SIMD, full build options).
 #
 #   tests/isa/amd_isa_check.sh CLT_KERNELS [TARGET...]     (default targets: gfx902 gfx90a gfx1030)
 #
@@ -16,8 +20,8 @@
 # others 4).
 # Compile-only variants (CPU-class kernels an AMD device never selects) must build and link; their
 # resources are reported, not judged. Environment: ISA_OUT (work folder, default a temp dir kept
-# on failure), ISA_JOBS (parallel compiles, default nproc), ISA_SCOPE (full | breadth, see below),
-# CLANG / LLD / AMD_BITCODE overrides.
+# on failure; the ctests use <build>/isa), ISA_JOBS (parallel compiles, default nproc), ISA_SCOPE (full | breadth, see below),
+# ISA_KEEP (all | reports: see the end), CLANG / LLD / AMD_BITCODE overrides.
 set -uo pipefail
 kernels_tool=${1:?usage: amd_isa_check.sh CLT_KERNELS [TARGET...]}
 shift
@@ -74,9 +78,13 @@ report() {
     awk -F'\t' -v target="$target" -v dir="$dir" '
     function num(s) { sub(/.*: */, "", s); sub(/ .*/, "", s); return s + 0 }
     FNR == 1 { file++ }
-    file == 1 { idx[NR] = $1; use[$1] = $2; prog[$1] = $3; lwg[$1] = $4; n = NR; next }
+    file == 1 { idx[NR] = $1; use[$1] = $2; prog[$1] = $3; lwg[$1] = $4; opts[$1] = $5; n = NR; next }
     END {
         fails = 0
+        # the machine-readable table (clt-info --resources --profile <target> reads it)
+        tsv = dir "/resources.tsv"
+        printf "#cltensor-isa-resources v1 %s\n", target > tsv
+        printf "#index\tuse\tprogram\tkernel\tvgpr\tsgpr\tscratch\tvgpr_spill\tsgpr_spill\tlds_bytes\toccupancy\toptions\n" > tsv
         printf "%-8s %4s %-12s %-22s %-34s %5s %5s %5s %7s %6s %6s %4s %4s %6s\n", "target", "#", "use", "program",
                "kernel", "VGPR", "AGPR", "SGPR", "scratch", "vspill", "sspill", "LDS", "occ", "maxWG"
         for (r = 1; r <= n; r++) {
@@ -128,6 +136,8 @@ report() {
                 delete seen[fn]
                 printf "%-8s %4d %-12s %-22s %-34s %5d %5d %5d %7d %6d %6d %4d %4d %6d\n", target, i, use[i], p, fn,
                        v[fn], a[fn], s[fn], sc[fn], vs[fn], ss[fn], lds[fn] / 1024, oc[fn], mwg[fn]
+                printf "%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", i, use[i], p, fn, v[fn], s[fn],
+                       sc[fn], vs[fn], ss[fn], lds[fn], oc[fn], opts[i] > tsv
                 why = ""
                 if (lds[fn] > 65536) why = why " LDS " lds[fn] " B > 64 KiB;"
                 if (rqn[fn] > 256) why = why " reqd_work_group_size " rqn[fn] " > 256;"
@@ -144,6 +154,7 @@ report() {
             }
             nk = 0
         }
+        close(tsv)
         printf "%s: %d variants, %d failures\n", target, n, fails
         exit fails > 0
     }' "$dir/manifest.tsv" /dev/null
@@ -176,5 +187,12 @@ for target in "${targets[@]}"; do
     echo "$target: compiled and linked $(wc -l <"$dir/manifest.tsv") variants ($scope) in ${secs}s with $jobs jobs"
 done
 [ $status -eq 0 ] && [ -z "${ISA_OUT:-}" ] && rm -rf "$out"
+# ISA_KEEP=reports (the ctests): a passing target keeps report.txt, resources.tsv and the manifest,
+# not the per-variant sources, assembly and code objects (hundreds of MB)
+if [ $status -eq 0 ] && [ -n "${ISA_OUT:-}" ] && [ "${ISA_KEEP:-all}" = reports ]; then
+    for target in "${targets[@]}"; do
+        find "$out/$target" -maxdepth 1 -type f ! -name report.txt ! -name resources.tsv ! -name manifest.tsv -delete
+    done
+fi
 [ $status -ne 0 ] && echo "amd_isa_check: FAIL (work files in $out)" >&2
 exit $status
