@@ -144,7 +144,7 @@ static clt_status clt_probe_outer(clt_context *ctx, const char *layer_message)
     CLT_PUBLIC_CALL();
     clt_status st = clt_probe_inner(ctx, layer_message); /* a public call made by another */
     ck_assert_str_eq(clt__public_call(), "clt_probe_outer"); /* still the outer one after it */
-    return st == CLT_SUCCESS ? st : clt__prefix_error(ctx, st, "clt_probe_outer");
+    return st;
 }
 
 START_TEST(layer_messages_take_the_outermost_public_name)
@@ -158,7 +158,7 @@ START_TEST(layer_messages_take_the_outermost_public_name)
     /* Already named: not doubled. */
     TU_EXPECT_STATUS(clt_probe_inner(ctx, "clt_probe_inner: x is NULL"), CLT_ERR_OUT_OF_HOST_MEMORY);
     ck_assert_str_eq(clt_last_error(ctx), "clt_probe_inner: x is NULL");
-    /* Nested: the caller's name, once, even though the outer layer also prefixes. */
+    /* Nested: the outermost caller's name, once. */
     TU_EXPECT_STATUS(clt_probe_outer(ctx, "kernel map: out of host memory"),
                      CLT_ERR_OUT_OF_HOST_MEMORY);
     ck_assert_str_eq(clt_last_error(ctx), "clt_probe_outer: kernel map: out of host memory");

@@ -82,7 +82,7 @@ clt_status clt_dist_dp_create(clt_dist_comm *comm, clt_tensor *params, clt_tenso
         clt_status st = clt_tensor_view(grads, first, 1, &len, &dp->views[k]);
         if (st != CLT_SUCCESS) {
             clt_dist_dp_free(dp);
-            return clt__prefix_error(ctx, st, who);
+            return st;
         }
     }
     clt_status st = clt_dist_broadcast(comm, params, 0);

@@ -39,7 +39,7 @@ clt_status clt__workspace_get(clt_context *ctx, int slot, size_t bytes, cl_mem *
     if (st != CLT_SUCCESS && want > bytes) /* the headroom may be what does not fit */
         st = clt__pool_alloc(ctx, bytes, &block);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, "workspace");
+        return st;
     /* Work already enqueued on the old buffer runs before anything that reuses it (in-order queue). */
     if (*held)
         clt__pool_release(ctx, *held);
@@ -55,7 +55,7 @@ clt_status clt__workspace_get_counted(clt_context *ctx, int slot, size_t head, s
     int fresh = 0;
     clt_status st = clt__workspace_get(ctx, slot, head + bytes, out, &fresh);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if (fresh) {
         cl_uint zero = 0;
         cl_int err = clEnqueueFillBuffer(ctx->queue, *out, &zero, sizeof zero, 0, head, 0, NULL,

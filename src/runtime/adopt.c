@@ -107,7 +107,7 @@ clt_status clt_context_create_from_cl(cl_context context, cl_device_id device, c
     ctx->limits = limits;
     if ((st = clt__device_state_adopt(index, context, &ctx->dev)) != CLT_SUCCESS) {
         free(ctx);
-        return clt__prefix_error(NULL, st, who);
+        return st;
     }
     if ((err = clRetainCommandQueue(queue)) != CL_SUCCESS) {
         clt__context_destroy(ctx);

@@ -232,7 +232,7 @@ clt_status clt__context_resolve_options(const clt_context_options *opts, int glo
     st = clt__profile_limits(&list[global_index].info, env_or(opts->profile, "CLT_DEVICE_PROFILE"),
                              limits);
     if (st != CLT_SUCCESS) /* the profile layer does not know which public call asked */
-        return clt__prefix_error(NULL, st, who);
+        return st;
     limits->memory_limit = limit;
     const char *kdir = env_or(opts->kernel_dir, "CLT_KERNEL_DIR");
     snprintf(limits->kernel_dir, sizeof limits->kernel_dir, "%s", kdir ? kdir : "");
@@ -274,7 +274,7 @@ clt_status clt_context_create(const clt_context_options *opts, clt_context **out
     int index;
     clt_status st = clt__device_resolve(opts ? opts->device : NULL, &index);
     if (st != CLT_SUCCESS) /* the device layer does not know which public call asked */
-        return clt__prefix_error(NULL, st, who);
+        return st;
     clt_context_limits limits;
     if ((st = clt__context_resolve_options(opts, index, who, &limits)) != CLT_SUCCESS)
         return st;

@@ -350,5 +350,5 @@ clt_status clt_device_select(const char *selection, int *global_index)
     if (!global_index)
         return clt__fail(NULL, CLT_ERR_INVALID_ARGUMENT, "clt_device_select: global_index is NULL");
     clt_status st = clt__device_resolve(selection, global_index);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(NULL, st, "clt_device_select");
+    return st;
 }

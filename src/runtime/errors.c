@@ -193,21 +193,6 @@ clt_status clt__fail(const clt_context *ctx, clt_status st, const char *fmt, ...
     return st;
 }
 
-clt_status clt__prefix_error(const clt_context *ctx, clt_status st, const char *who)
-{
-    const char *current = clt_last_error(ctx);
-    if (starts_with_call(current, who))
-        return st; /* already named, by CLT_PUBLIC_CALL or by the lower layer itself */
-    size_t n = strlen(current);
-    char *copy = malloc(n + 1);
-    if (!copy)
-        return st;
-    memcpy(copy, current, n + 1);
-    clt__fail(ctx, st, "%s: %s", who, copy);
-    free(copy);
-    return st;
-}
-
 clt_status clt__cl_fail(const clt_context *ctx, cl_int err, const char *what)
 {
     clt_status st = CLT_ERR_OPENCL;

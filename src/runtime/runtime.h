@@ -30,9 +30,6 @@ clt_status clt__fail(const clt_context *ctx, clt_status st, const char *fmt, ...
     __attribute__((format(printf, 3, 4)));
 /* Same with a va_list. */
 clt_status clt__vfail(const clt_context *ctx, clt_status st, const char *fmt, va_list ap);
-/* Prepend "who: " to the message already recorded (by a lower layer that cannot know which public
- * call reached it) and return st. */
-clt_status clt__prefix_error(const clt_context *ctx, clt_status st, const char *who);
 /* The public call running on this thread, so that a failure deep in a shared layer (program cache,
  * pool, workspace, expression evaluator, OpenCL enqueue) still reports a message starting with the
  * name the caller used. Every public entry point that can fail opens with CLT_PUBLIC_CALL(); the
@@ -49,7 +46,8 @@ const char *clt__public_call(void);
     const char *clt__enclosing_call __attribute__((cleanup(clt__public_call_leave), unused)) =     \
         clt__public_call_enter(__func__)
 #else
-#define CLT_PUBLIC_CALL() ((void)0) /* no scoped cleanup: messages keep the layers' own prefixes */
+/* Without the cleanup attribute no layer below an op could name the public call in a message. */
+#error "cltensor is built with GCC or Clang (the cleanup attribute names the public call in messages)"
 #endif
 /* An OpenCL call failed: message "<what>: CL_NAME (code)". Status: CLT_ERR_OUT_OF_DEVICE_MEMORY for
  * CL_MEM_OBJECT_ALLOCATION_FAILURE / CL_OUT_OF_RESOURCES, CLT_ERR_OUT_OF_HOST_MEMORY for

@@ -118,7 +118,7 @@ clt_status clt_tensor_create(clt_context *ctx, clt_dtype dtype, int ndim, const 
     }
     if (st != CLT_SUCCESS) {
         free(s);
-        return clt__prefix_error(ctx, st, "clt_tensor_create");
+        return st;
     }
     s->ctx = ctx;
     if (s->block) {

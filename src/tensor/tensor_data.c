@@ -19,7 +19,7 @@ clt_status clt_tensor_write(clt_tensor *t, const void *data, size_t bytes)
         return clt__fail(t->ctx, CLT_ERR_INVALID_ARGUMENT,
                          "clt_tensor_write: %zu bytes given, the tensor holds %zu", bytes, t->nbytes);
     clt_status st = clt__transfer_write(t->ctx, t->storage->mem, t->offset, data, bytes);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(t->ctx, st, "clt_tensor_write");
+    return st;
 }
 
 clt_status clt_tensor_read(const clt_tensor *t, void *data, size_t bytes)
@@ -32,7 +32,7 @@ clt_status clt_tensor_read(const clt_tensor *t, void *data, size_t bytes)
         return clt__fail(t->ctx, CLT_ERR_INVALID_ARGUMENT,
                          "clt_tensor_read: %zu bytes asked, the tensor holds %zu", bytes, t->nbytes);
     clt_status st = clt__transfer_read(t->ctx, t->storage->mem, t->offset, data, bytes);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(t->ctx, st, "clt_tensor_read");
+    return st;
 }
 
 clt_status clt_tensor_read_async(const clt_tensor *t, int64_t first, int64_t count, clt_future **out)
@@ -152,7 +152,7 @@ clt_status clt_tensor_fill(clt_tensor *t, double value)
     cl_kernel k;
     clt_status st = clt__kernel_get(t->ctx, TENSOR_FAMILY, "", name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(t->ctx, st, who);
+        return st;
     cl_ulong offset = t->offset / esize, count = (cl_ulong)t->numel;
     cl_uint pattern = fill_pattern(t->dtype, value);
     if ((st = clt__set_arg(t->ctx, k, 0, sizeof(cl_mem), &t->storage->mem, who)) ||
@@ -180,7 +180,7 @@ clt_status clt_tensor_fill_uniform(clt_tensor *t, uint64_t seed, float lo, float
     cl_kernel k;
     clt_status st = clt__kernel_get(t->ctx, TENSOR_FAMILY, "", "tensor_fill_uniform_f32", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(t->ctx, st, who);
+        return st;
     /* The stream key is the seed scrambled once, so nearby seeds give unrelated streams. */
     uint64_t z = seed + 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

@@ -176,7 +176,7 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
                  aligned, unroll);
         clt_status st = clt__kernel_get(ctx, ATTENTION_FAMILY, options, kernel_names[which], k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         unsigned group = clt__attention_group(which, t);
         if (clt__kernel_work_group_limit(ctx, *k) >= group) {
             *tiles = t;

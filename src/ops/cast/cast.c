@@ -44,7 +44,7 @@ clt_status clt_cast(const clt_tensor *src, clt_tensor *dst)
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "cast", opts, "cast", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_ulong src_off = src->offset / clt_dtype_size(src->dtype);
     cl_ulong dst_off = dst->offset / clt_dtype_size(dst->dtype), count = (cl_ulong)dst->numel;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &src->storage->mem, who)) ||

@@ -52,7 +52,7 @@ clt_status clt__f32_set_buffer(clt_context *ctx, cl_kernel k, cl_uint index, con
     else {
         clt_status st = clt__pool_empty_mem(ctx, &mem);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
     }
     return clt__set_arg(ctx, k, index, sizeof(cl_mem), &mem, who);
 }

@@ -94,7 +94,7 @@ clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
         return st;
     if (g.n == 0) { /* a sum over an empty batch */
         st = clt_tensor_fill(dw, 0.0);
-        return st == CLT_SUCCESS ? st : clt__prefix_error(dw->ctx, st, who);
+        return st;
     }
     return run(dw->ctx, clt__convb_weight_ours, clt__convb_weight_clblast, &g, dy, x, dw, who);
 }
@@ -125,5 +125,5 @@ clt_status clt_conv2d_backward_bias(const clt_tensor *dy, clt_tensor *dbias)
     /* one launch; an empty batch sums to zeros */
     static const int axes[3] = {0, 2, 3};
     st = clt_reduce(CLT_REDUCE_SUM, dy, 3, axes, 0, dbias);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(ctx, st, who);
+    return st;
 }

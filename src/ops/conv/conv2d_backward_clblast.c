@@ -22,7 +22,7 @@ static clt_status col_kernel(clt_context *ctx, const char *name, const clt__conv
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, COL_FAMILY, "", name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_int16 G = clt__convb_geom_arg(g);
     cl_ulong2 off = {{src_off, dst_off}};
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &src, who)) ||

@@ -53,7 +53,7 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
         return st;
     cl_kernel k;
     if ((st = clt__kernel_get(ctx, "conv2d_backward_col", "", "conv_flip_weights", &k)))
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_int16 G = clt__convb_geom_arg(g);
     cl_ulong2 off = {{w->offset / sizeof(float), HEAD_ELEMS}};
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &w->storage->mem, who)) ||
@@ -79,7 +79,7 @@ clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, cons
     clt_status st = clt__workspace_get(ctx, COL_SLOT, (size_t)(chunk * per_image) * sizeof(float),
                                        &col, &fresh);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     clt__conv_problem q = {0};
     q.g = *g, q.x = x->storage->mem, q.x_off = x->offset / sizeof(float);
     for (int64_t img0 = 0; img0 < g->n; img0 += chunk) {

@@ -85,7 +85,7 @@ clt_status clt__convb_launch_items(clt_context *ctx, cl_kernel k, uint64_t items
 
 /* The tiled kernel `name` built with opts when the device can run it, else NULL in *k. */
 static clt_status tiled_kernel(clt_context *ctx, const char *opts, const char *name,
-                               size_t local_bytes, const char *who, cl_kernel *k)
+                               size_t local_bytes, cl_kernel *k)
 {
     *k = NULL;
     if (ctx->limits.max_work_group_size < TILE_WG || ctx->limits.local_mem_budget < local_bytes)
@@ -93,7 +93,7 @@ static clt_status tiled_kernel(clt_context *ctx, const char *opts, const char *n
     cl_kernel t;
     clt_status st = clt__kernel_get(ctx, FAMILY, opts, name, &t);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if (clt__kernel_work_group_limit(ctx, t) >= TILE_WG)
         *k = t;
     return CLT_SUCCESS;
@@ -126,7 +126,7 @@ static clt_status direct(clt_context *ctx, const char *name, const clt__conv_geo
     /* the grad-input options, so no extra program */
     clt_status st = clt__kernel_get(ctx, FAMILY, DX_OPTS, name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if ((st = set_args(ctx, k, a, b, out, NULL, g, 0, who)))
         return st;
     return clt__convb_launch_items(ctx, k, (uint64_t)out->numel, who);
@@ -142,7 +142,7 @@ clt_status clt__convb_input_ours(clt_context *ctx, const clt__conv_geom *g, cons
         return clt__convb_input_colgemm(ctx, g, dy, w, dx, 0, who);
     cl_kernel k = NULL;
     if (g->ci_g >= MIN_TILED_CHANNELS &&
-        (st = tiled_kernel(ctx, DX_OPTS, "conv_bwd_input_tiled", DX_LOCAL_BYTES, who, &k)))
+        (st = tiled_kernel(ctx, DX_OPTS, "conv_bwd_input_tiled", DX_LOCAL_BYTES, &k)))
         return st;
     if (!k)
         return direct(ctx, "conv_bwd_input_direct", g, dy, w, dx, who);
@@ -185,7 +185,7 @@ clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, con
     }
     cl_kernel k = NULL;
     if (g->co_g >= MIN_TILED_CHANNELS &&
-        (st = tiled_kernel(ctx, DW_OPTS, "conv_bwd_weight_tiled", DW_LOCAL_BYTES, who, &k)))
+        (st = tiled_kernel(ctx, DW_OPTS, "conv_bwd_weight_tiled", DW_LOCAL_BYTES, &k)))
         return st;
     if (!k)
         return direct(ctx, "conv_bwd_weight_direct", g, dy, x, dw, who);

@@ -114,7 +114,7 @@ static clt_status prepare(clt_context *ctx, const clt__conv_geom *g, const clt_t
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "conv2d_backward_col", "", "conv_dw_columns", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     int64_t hw = g->ho * g->wo, rows = g->ci * g->kh * g->kw;
     cl_int16 G = clt__convb_geom_arg(g);
     G.s[0] = (cl_int)cnt;
@@ -210,7 +210,7 @@ clt_status clt__convb_weight_gemm(clt_context *ctx, const clt__conv_geom *g, con
         if (st == CLT_ERR_OUT_OF_DEVICE_MEMORY)
             return CLT_ERR_UNSUPPORTED; /* the tiled kernel needs far less */
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
     }
     wgemm_run r = {g, dy, x, dw, ws, chunk, copy_dy};
     return clt__rehearse_then_run(ctx, run_chunks, &r, who);

@@ -162,7 +162,7 @@ clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
     cl_kernel kt, ko;
     if ((st = clt__kernel_get(ctx, PROGRAM, "", "conv2d_winograd_dw_transform", &kt)) ||
         (st = clt__kernel_get(ctx, PROGRAM, "", "conv2d_winograd_dw_output", &ko)))
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_mem ws;
     int fresh;
     st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)w.total * sizeof(float), &ws, &fresh);
@@ -171,7 +171,7 @@ clt_status clt__convb_weight_winograd(clt_context *ctx, const clt__conv_geom *g,
                          "%s: no room for the Winograd workspace (%llu B)", who,
                          (unsigned long long)(w.total * sizeof(float)));
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     dw_run r = {g, &w, dy, x, dw, ws, kt, ko};
     return clt__rehearse_then_run(ctx, run_stages, &r, who);
 }

@@ -32,7 +32,7 @@ clt_status clt__conv2d_im2col(clt_context *ctx, const clt__conv_problem *p, cl_m
     clt_status st = clt__kernel_get(ctx, "conv2d_direct", "",
                                     cpu ? "conv2d_im2col_cpu" : "conv2d_im2col", &k);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_ulong4 offs = {{p->x_off, 0, (cl_ulong)img0, 0}};
     cl_int8 ga = {{(cl_int)g->ci, (cl_int)g->h, (cl_int)g->w, (cl_int)g->co, (cl_int)g->ho,
                    (cl_int)g->wo, (cl_int)g->kh, (cl_int)g->kw}};
@@ -93,7 +93,7 @@ clt_status clt__conv2d_colgemm(clt_context *ctx, const clt__conv_problem *p, int
     clt_status st = clt__workspace_get(ctx, WORKSPACE_SLOT,
                                        (size_t)(chunk * per_image) * sizeof(float), &col, &fresh);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     colgemm_run r = {p, clblast, col, chunk, per_image};
     return clt__rehearse_then_run(ctx, colgemm_chunks, &r, who);
 }

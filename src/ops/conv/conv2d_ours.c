@@ -103,7 +103,7 @@ static clt_status get_kernel(conv_launch *L, const char *family, const char *opt
                              cl_kernel *k)
 {
     clt_status st = clt__kernel_get(L->ctx, family, opts, name, k);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(L->ctx, st, L->who);
+    return st;
 }
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }

@@ -223,7 +223,7 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
     const char *opts = p->w_flipped ? "-DWINO_FLIP=1" : ""; /* U from the transposed weights */
     if ((st = clt__kernel_get(ctx, prog, opts, tname, &kt)) ||
         (st = clt__kernel_get(ctx, prog, opts, oname, &ko)))
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_mem ws;
     int fresh;
     st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)w.total * sizeof(float), &ws, &fresh);
@@ -231,7 +231,7 @@ clt_status clt__conv2d_winograd(clt_context *ctx, const clt__conv_problem *p, co
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no room for the Winograd workspace (%llu B)",
                          who, (unsigned long long)(w.total * sizeof(float)));
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     wino_run r = {p, &w, ws, kt, ko};
     return clt__rehearse_then_run(ctx, run_chunks, &r, who);
 }

@@ -406,7 +406,7 @@ clt_status clt__expr_eval_named(const char *who, const clt_expr *e, int root, in
     if (!kernel) {
         st = build_kernel(ctx, pr.key, pr.options, e, root, pr.reach, &plan, &kernel);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
     }
     arg_writer w = {ctx, kernel, 0, plan.idx32, who, CLT_SUCCESS};
     st = set_args(&w, &plan, inputs, scalars, out);

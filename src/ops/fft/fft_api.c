@@ -57,9 +57,9 @@ static clt_status run(const char *who, const clt_tensor *in, clt_tensor *out, cl
     clt_fft_plan *plan;
     clt_status st = clt_fft_plan_get(ctx, &d, &plan);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     st = clt_fft_execute(plan, in, out);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(ctx, st, who);
+    return st;
 }
 
 clt_status clt_fft(const clt_tensor *in, clt_tensor *out, clt_fft_norm norm)

@@ -253,7 +253,7 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_long cn = n, cns = ns, cr = radix, cb = batch;
     if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
@@ -281,7 +281,7 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_rows", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_long zero = 0, cscratch = scratch, cn = p->n, cb = p->batch;
     cl_int cstages = stages;
     if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
@@ -305,8 +305,7 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
 
 /* Build every kernel a plan needs before anything is enqueued (a build failure then enqueues
  * nothing). */
-static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, int rows,
-                                  const char *who)
+static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, int rows)
 {
     for (int i = 0; i < s->npasses; i++)
         for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
@@ -316,7 +315,7 @@ static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx
             cl_kernel k;
             clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, rows ? "fft_rows" : "fft_stage", &k);
             if (st != CLT_SUCCESS)
-                return clt__prefix_error(ctx, st, who);
+                return st;
         }
     return CLT_SUCCESS;
 }
@@ -333,13 +332,13 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
     int idx32 = 2 * (plan->in_span + (int64_t)in_off) < IDX32_LIMIT &&
                 2 * (plan->out_span + (int64_t)out_off) < IDX32_LIMIT && 2 * total < IDX32_LIMIT;
     int rows = clt__cpu_style(ctx); /* CPU devices (the gfx902 profile keeps the stage kernels) */
-    clt_status st = prepare_kernels(ctx, s, idx32, rows, who);
+    clt_status st = prepare_kernels(ctx, s, idx32, rows);
     if (st != CLT_SUCCESS)
         return st;
     cl_mem ws = NULL;
     int fresh;
     if ((st = clt__workspace_get(ctx, FFT_SLOT, (size_t)total * 8, &ws, &fresh)) != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     float dir = (float)plan->key.direction;
     for (int i = 0; i < s->npasses; i++) {
         const ours_pass *p = &s->pass[i];

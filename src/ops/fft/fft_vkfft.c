@@ -215,7 +215,7 @@ clt_status clt__fft_vkfft_execute(const clt_fft_plan *plan, cl_mem in, size_t in
         int fresh;
         clt_status st = clt__workspace_get(ctx, VK_SLOT, s->copy_bytes, &ws, &fresh);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         err = clEnqueueCopyBuffer(ctx->queue, in, ws, in_bytes, 0, s->copy_bytes, 0, NULL,
                                   clt__prof_event(ctx));
         if (err != CL_SUCCESS)

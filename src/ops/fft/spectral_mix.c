@@ -66,7 +66,7 @@ static clt_status launch(clt_context *ctx, const char *name, cl_mem a, size_t a_
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, MIX_FAMILY, "", name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_mem bufs[3] = {a, b, out};
     cl_long offs[3] = {(cl_long)(a_off / 8), (cl_long)(b_off / 8), (cl_long)(out_off / 8)};
     cl_long dims[7] = {d->B, d->I, d->O, d->H, d->Wf, d->m1, d->m2};

@@ -76,7 +76,7 @@ clt_status clt__gemm_epilogue_run(clt_context *ctx, const clt__gemm_problem *p, 
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "gemm_epilogue", "", "gemm_epilogue", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     /* Unused buffers are bound to C: never read, and no driver has to accept a NULL buffer. */
     cl_mem bias = p->bias ? p->bias : p->c, res = p->residual ? p->residual : p->c;
     cl_ulong c_off = p->c_off, ldc = (cl_ulong)p->ldc, c_stride = (cl_ulong)p->c_stride;

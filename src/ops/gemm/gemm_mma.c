@@ -157,7 +157,7 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, family, opts, name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     size_t wg = (size_t)(32 * c.wm * c.wn);
     if (clt__group_limit(ctx, k) < wg)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the tensor-core kernel does not fit", who);

@@ -139,7 +139,7 @@ static clt_status kernel_for(gemm_launch *L, const char *family, const char *opt
     snprintf(name, sizeof name, "%s_%c%c", base, L->p->ta ? 't' : 'n', L->p->tb ? 't' : 'n');
     snprintf(all, sizeof all, "%s%s", opts, L->act_opts);
     clt_status st = clt__kernel_get(L->ctx, family, all, name, k);
-    return st == CLT_SUCCESS ? st : clt__prefix_error(L->ctx, st, L->who);
+    return st;
 }
 
 clt_status clt__gemm_set_args(clt_context *ctx, cl_kernel k, const clt__gemm_problem *p, cl_uint flags,

@@ -87,7 +87,7 @@ clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
         /* Build the scatter first: a kernel that fails to build must leave dweight untouched. */
         cl_kernel k;
         if ((st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, "", "index_embedding_bwd_atomic", &k)))
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if ((st = clt_tensor_fill(dweight, 0.0)))
             return st;
     }

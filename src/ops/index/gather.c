@@ -202,7 +202,7 @@ clt_status clt_masked_fill(const clt_tensor *x, const clt_tensor *mask, float va
     if (clt__cpu_style(x->ctx)) {
         cl_kernel k;
         if ((st = clt__kernel_get(x->ctx, CLT__INDEX_FAMILY, "", "index_masked_fill_rows", &k)))
-            return clt__prefix_error(x->ctx, st, who);
+            return st;
         cl_mem mm = mask->storage->mem;
         if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)) ||
             (st = clt__set_arg(x->ctx, k, 3, sizeof(cl_mem), &mm, who)))

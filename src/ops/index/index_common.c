@@ -10,7 +10,7 @@ clt_status clt__index_run(clt_context *ctx, const char *name, cl_mem dst, cl_mem
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, "", name, &k);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)) ||
         (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &index, who)))
         return st;

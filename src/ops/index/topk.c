@@ -62,7 +62,7 @@ static clt_status select_rows(const char *who, const clt_tensor *x, int64_t k, c
         snprintf(options, sizeof options, "-DTK_KMAX=%u", kmax);
         cl_kernel kern;
         if ((st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, options, "index_topk_rows", &kern)))
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if ((st = clt__sd_set_args(ctx, kern, vm, x->storage->mem, &s, who)) ||
             (st = clt__set_arg(ctx, kern, 3, sizeof(cl_mem), &im, who)))
             return st;
@@ -80,7 +80,7 @@ static clt_status select_rows(const char *who, const clt_tensor *x, int64_t k, c
         snprintf(options, sizeof options, "-DTK_WG=%zu", wg);
         cl_kernel kern;
         if ((st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, options, "index_topk", &kern)))
-            return clt__prefix_error(ctx, st, who);
+            return st;
         size_t lim = clt__kernel_work_group_limit(ctx, kern);
         if (lim < wg && wg > 1) {
             wg = lim;

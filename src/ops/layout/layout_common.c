@@ -45,7 +45,7 @@ clt_status clt__layout_run(clt_context *ctx, const char *name, cl_mem dst, cl_me
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", name, &k);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
         return st;
     return clt__launch_1d(ctx, k, (uint64_t)s->count, who);
@@ -72,7 +72,7 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
     clt_status st;
     if (clt__cpu_style(ctx)) {
         if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_rows", &k)))
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
             return st;
         return clt__launch_1d(ctx, k, (uint64_t)(s->count / s->shape[s->ndim - 1]), who);
@@ -85,7 +85,7 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
     int idx32 = s->count < INT32_MAX && amax < INT32_MAX && bmax < INT32_MAX;
     if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, idx32 ? "-DLT_IDX32=1" : "", "layout_copy",
                               &k)))
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
         return st;
     return clt__launch_1d(ctx, k, (uint64_t)s->count, who);
@@ -102,7 +102,7 @@ clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_transpose", &k);
     if (st)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     if (clt__kernel_work_group_limit(ctx, k) < TILE * TILE_ROWS ||
         ctx->limits.max_work_group_size < TILE * TILE_ROWS)
         return copy_generic(ctx, dst, src, s, who);

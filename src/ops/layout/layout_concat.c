@@ -115,7 +115,7 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
         inner *= joined->shape[d];
     cl_kernel k;
     if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4", &k)))
-        return clt__prefix_error(ctx, st, who);
+        return st;
     int64_t at = 0;
     int i = 0;
     while (i < n) {

@@ -211,7 +211,7 @@ clt_status clt_broadcast_backward(const clt_tensor *dy, clt_tensor *dx)
     if (leading && clt__cpu_style(dy->ctx)) {
         cl_kernel k;
         if ((st = clt__kernel_get(dy->ctx, CLT__LAYOUT_FAMILY, "", "layout_sum_leading_cpu", &k)))
-            return clt__prefix_error(dy->ctx, st, who);
+            return st;
         if ((st = clt__sd_set_args(dy->ctx, k, dx->storage->mem, dy->storage->mem, &s, who)))
             return st;
         return clt__launch_1d_group(dy->ctx, k, (uint64_t)((s.count + 15) / 16), 1, who);

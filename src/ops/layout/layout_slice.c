@@ -182,7 +182,7 @@ clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *af
     if (clt__cpu_style(x->ctx)) { /* one item per row: launched over rows, not elements */
         cl_kernel k;
         if ((st = clt__kernel_get(x->ctx, CLT__LAYOUT_FAMILY, "", "layout_pad_rows", &k)))
-            return clt__prefix_error(x->ctx, st, who);
+            return st;
         if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)))
             return st;
         return clt__launch_1d(x->ctx, k, (uint64_t)(s.count / s.shape[s.ndim - 1]), who);

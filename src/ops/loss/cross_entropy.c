@@ -76,7 +76,7 @@ clt_status clt_cross_entropy(const clt_tensor *logits, const clt_tensor *target,
         return CLT_SUCCESS;
     cl_kernel k;
     size_t wg;
-    if ((st = clt__loss_kernel(ctx, "ce_rows", who, &k, &wg)) != CLT_SUCCESS)
+    if ((st = clt__loss_kernel(ctx, "ce_rows", &k, &wg)) != CLT_SUCCESS)
         return st;
     uint64_t groups = clt__loss_groups(ctx, R);
     int prob = target->dtype == CLT_F32;

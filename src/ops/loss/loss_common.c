@@ -12,7 +12,7 @@
 #define GROUPS_PER_CU 8u
 #define MAX_GROUPS 1024u
 
-clt_status clt__loss_kernel(clt_context *ctx, const char *name, const char *who, cl_kernel *k, size_t *wg_out)
+clt_status clt__loss_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t *wg_out)
 {
     /* CPU devices (POCL): one item per row / channel, no barriers; a work-group of 256 items and
      * its barriers cost ~20 us per row on POCL, which serialises the items of a group */
@@ -26,7 +26,7 @@ clt_status clt__loss_kernel(clt_context *ctx, const char *name, const char *who,
         snprintf(options, sizeof options, "-DWG=%zu", wg);
         clt_status st = clt__kernel_get(ctx, "loss", options, name, k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if (clt__kernel_work_group_limit(ctx, *k) >= wg || wg == 1) {
             *wg_out = wg;
             return CLT_SUCCESS;
@@ -58,7 +58,7 @@ clt_status clt__loss_set_workspace(clt_context *ctx, cl_kernel k, cl_uint index,
     else
         st = clt__pool_empty_mem(ctx, &ws);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     return clt__set_arg(ctx, k, index, sizeof ws, &ws, who);
 }
 

@@ -13,7 +13,7 @@
 #define CLT__LOSS_F_POSW 16u
 
 /* Kernel `name` of loss.cl and its work-group size (a power of two <= 256 within the limits). */
-clt_status clt__loss_kernel(clt_context *ctx, const char *name, const char *who, cl_kernel *k, size_t *wg);
+clt_status clt__loss_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t *wg);
 
 /* How many groups a launch over `units` (rows or groups' worth of elements) uses: at most a few per
  * compute unit, at least 1 (an empty scalar reduction still writes its result). */

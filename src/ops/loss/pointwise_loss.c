@@ -41,7 +41,7 @@ static clt_status pointwise(const char *who, cl_uint mode, const clt_tensor *x, 
         return CLT_SUCCESS;
     cl_kernel k;
     size_t wg;
-    if ((st = clt__loss_kernel(ctx, "pointwise_loss", who, &k, &wg)) != CLT_SUCCESS)
+    if ((st = clt__loss_kernel(ctx, "pointwise_loss", &k, &wg)) != CLT_SUCCESS)
         return st;
     uint64_t groups = clt__loss_groups(ctx, (n + wg - 1) / wg);
     int mean = reduction == CLT_REDUCTION_MEAN;

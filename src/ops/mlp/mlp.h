@@ -53,8 +53,7 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
                                int update, int want_loss, const char *who);
 
 /* per-layer path (mlp_layers.c) */
-clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n,
-                                   const char *who);
+clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
 clt_status clt__mlp_layers_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target,
                                 int64_t n, int update, const char *who);
 void clt__mlp_layers_free(clt_mlp *mlp);

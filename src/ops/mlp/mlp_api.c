@@ -239,7 +239,7 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
     mlp->fused = can_fuse;
     if ((st = make_tensors(mlp, B, seed)) != CLT_SUCCESS) {
         clt_mlp_free(mlp);
-        return clt__prefix_error(ctx, st, who);
+        return st;
     }
     clt__log("%s: %d layers, %lld parameters, %s path%s%s", who, desc->layers,
              (long long)mlp->nparams, can_fuse ? "fused" : "per-layer", why[0] ? " (" : "",
@@ -307,7 +307,7 @@ clt_status clt_mlp_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y)
         return CLT_SUCCESS;
     if (mlp->fused)
         return clt__mlp_fused_forward(mlp, x, y, n);
-    return clt__mlp_layers_forward(mlp, x, y, n, who);
+    return clt__mlp_layers_forward(mlp, x, y, n);
 }
 
 static clt_status step(clt_mlp *mlp, const char *who, const clt_tensor *x, const clt_tensor *target,
@@ -369,7 +369,7 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "mlp_update", options, "mlp_update", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     int64_t step_no = mlp->steps + 1;
     int mode = !update ? 0 : d->optimizer == CLT_MLP_ADAM ? 1 : 2;
     cl_int4 ctl = {{(cl_int)groups, mode, want_loss, step_no == 1}};

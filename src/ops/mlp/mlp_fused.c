@@ -197,7 +197,7 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
     const mlp_fused_cfg *cfg = pick(mlp, n);
     clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_forward", &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_long nn = n;
     cl_float scale = mlp->d.fourier_scale;
     cl_ulong2 off = {{elem_off(x), elem_off(y)}};
@@ -252,7 +252,7 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
     if (st == CLT_SUCCESS)
         st = ensure_groups(mlp, groups);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_long nn = n;
     double outs = (double)n * (double)mlp->width[mlp->d.layers];
     cl_float2 sc = {{mlp->d.fourier_scale, (float)(2.0 / outs)}};

@@ -81,13 +81,12 @@ static clt_status forward(clt_mlp *mlp, const clt_tensor *x, int64_t n, clt_tens
     return st;
 }
 
-clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n,
-                                   const char *who)
+clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n)
 {
     clt_status st = ensure_points(mlp, n);
     if (st == CLT_SUCCESS)
         st = forward(mlp, x, n, y);
-    return st ? clt__prefix_error(mlp->ctx, st, who) : st;
+    return st;
 }
 
 static clt_status backward(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n)
@@ -144,7 +143,7 @@ clt_status clt__mlp_layers_step(clt_mlp *mlp, const clt_tensor *x, const clt_ten
     if (!st)
         st = backward(mlp, x, target, n);
     if (st)
-        return clt__prefix_error(mlp->ctx, st, who);
+        return st;
     if (!update)
         return CLT_SUCCESS;
     return clt__mlp_update(mlp, mlp->grads, 1, mlp->loss, n, 1, 0, who);

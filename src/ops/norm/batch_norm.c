@@ -110,7 +110,7 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
         return CLT_SUCCESS;
     cl_kernel k;
     size_t wg;
-    if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_forward", who, &k, &wg)) != CLT_SUCCESS)
+    if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)
@@ -157,7 +157,7 @@ clt_status clt_batch_norm_backward(const clt_tensor *dy, const clt_tensor *x, co
         return CLT_SUCCESS;
     cl_kernel k;
     size_t wg;
-    if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_backward", who, &k, &wg)) != CLT_SUCCESS)
+    if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_backward", &k, &wg)) != CLT_SUCCESS)
         return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)

@@ -8,7 +8,7 @@
 
 #define NORM_WG 256u /* items per row: enough to hide latency on a GPU, one program per device */
 
-clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name, const char *who,
+clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name,
                             cl_kernel *k, size_t *wg_out)
 {
     /* CPU devices (POCL): one item per row / channel, no barriers; a work-group of 256 items and
@@ -23,7 +23,7 @@ clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *na
         snprintf(options, sizeof options, "-DWG=%zu", wg);
         clt_status st = clt__kernel_get(ctx, family, options, name, k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if (clt__kernel_work_group_limit(ctx, *k) >= wg || wg == 1) {
             *wg_out = wg;
             return CLT_SUCCESS;

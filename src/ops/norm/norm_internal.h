@@ -7,7 +7,7 @@
 /* Kernel `name` of cl_kernels/norm/<family>.cl, built with -DWG=<the group size it runs with>: the
  * largest power of two <= 256 within the context's limits, the local memory budget (two floats per
  * item) and the kernel's own CL_KERNEL_WORK_GROUP_SIZE. */
-clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name, const char *who,
+clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name,
                             cl_kernel *k, size_t *wg);
 
 /* Enqueue `groups` work-groups of wg items (arguments already set). groups == 0 enqueues nothing. */

@@ -96,7 +96,7 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
         return CLT_SUCCESS;
     cl_kernel k;
     size_t wg;
-    if ((st = clt__norm_kernel(ctx, "norm", "rownorm_forward", who, &k, &wg)) != CLT_SUCCESS)
+    if ((st = clt__norm_kernel(ctx, "norm", "rownorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
     cl_ulong8 off = {{0}};
     for (int a = 0; a < 6; a++)
@@ -151,8 +151,8 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     cl_kernel kp = NULL, kd = NULL;
     size_t wgp = 1, wgd = 1;
     const char *pname = segs ? "rownorm_dparams_segs" : cpu ? "rownorm_dparams_cols16" : "rownorm_dparams_cols";
-    if ((want_params && (st = clt__norm_kernel(ctx, "norm", pname, who, &kp, &wgp)) != CLT_SUCCESS) ||
-        (want_dx && (st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", who, &kd, &wgd)) != CLT_SUCCESS))
+    if ((want_params && (st = clt__norm_kernel(ctx, "norm", pname, &kp, &wgp)) != CLT_SUCCESS) ||
+        (want_dx && (st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", &kd, &wgd)) != CLT_SUCCESS))
         return st;
     if (want_params) {
         cl_uint flags = rms | (t[7] ? F_BETA : 0) | (t[6] ? F_SAVE : 0);

@@ -126,7 +126,7 @@ clt_status clt__pool_launch(clt_context *ctx, const char *who, const char *name,
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, cpu ? "pool2d_cpu" : "pool2d", "", name, &k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     cl_ulong4 o = {{items, 0, 0, extra}};
     cl_uint arg = 0;
     for (int i = 0; i < nbuf; i++, arg++) {

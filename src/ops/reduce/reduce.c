@@ -139,7 +139,7 @@ static int cpu_rows(const clt_context *ctx, int layout)
 
 /* The kernel for (op, layout) with the largest power-of-two work-group the device takes (the CPU
  * rows kernel: any local size up to the returned one). */
-static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, const char *who,
+static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4,
                              cl_kernel *k, uint32_t *wg_out)
 {
     int cpu = cpu_rows(ctx, layout);
@@ -165,7 +165,7 @@ static clt_status get_kernel(clt_context *ctx, int op, int layout, int vec4, con
                  vec4 && unroll == 4 ? " -DVEC_UNROLL=4" : "", nv_load);
         clt_status st = clt__kernel_get(ctx, REDUCE_FAMILY, options, "reduce_run", k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         size_t kmax = clt__kernel_work_group_limit(ctx, *k); /* cached; 1 if unknown */
         if (cpu) {
             for (*wg_out = 1; (size_t)*wg_out * 2 <= kmax && *wg_out < (1u << 16);)
@@ -195,7 +195,7 @@ static clt_status launch(clt_context *ctx, int op, const clt__reduce_plan *p, co
     /* GPU rows whose starts are 16-byte aligned: float4 loads (more bytes in flight per item) */
     int vec4 = p->layout == CLT__RED_ROWS && !contiguous_lanes(ctx, p->layout) &&
                (x->offset / sizeof(float)) % 4 == 0 && p->length % 4 == 0;
-    clt_status st = get_kernel(ctx, op, p->layout, vec4, who, &k, &wg);
+    clt_status st = get_kernel(ctx, op, p->layout, vec4, &k, &wg);
     if (st != CLT_SUCCESS)
         return st;
     geometry g;

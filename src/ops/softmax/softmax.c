@@ -103,7 +103,7 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, int
                  p->k);
         clt_status st = clt__kernel_get(ctx, SOFTMAX_FAMILY, options, name, k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         size_t kernel_max = clt__kernel_work_group_limit(ctx, *k); /* cached; 1 if unknown */
         if (kernel_max >= p->wg)
             return CLT_SUCCESS;
@@ -119,11 +119,11 @@ static clt_status get_kernel(clt_context *ctx, const char *name, uint64_t n, int
 /* One item per row; few, large work-groups (a group is a loop on one thread, each costs a
  * dispatch): about one group per CPU_GROUP_ELEMS elements, at most CPU_GROUPS_PER_CU per unit. */
 static clt_status plan_cpu(clt_context *ctx, const char *name, uint64_t rows, uint64_t n,
-                           sm_launch *l, const char *who)
+                           sm_launch *l)
 {
     clt_status st = clt__kernel_get(ctx, SOFTMAX_FAMILY, "-DSM_CPU=1", name, &l->k);
     if (st != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     size_t kmax = clt__kernel_work_group_limit(ctx, l->k); /* cached; 1 if unknown */
     uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
     uint64_t groups = rows * n / CPU_GROUP_ELEMS;
@@ -161,7 +161,7 @@ static clt_status plan_gpu(clt_context *ctx, const char *name, uint64_t rows, ui
 static clt_status plan(clt_context *ctx, const char *name, uint64_t rows, uint64_t n, int bwd,
                        sm_launch *l, const char *who)
 {
-    return clt__cpu_style(ctx) ? plan_cpu(ctx, name, rows, n, l, who)
+    return clt__cpu_style(ctx) ? plan_cpu(ctx, name, rows, n, l)
                           : plan_gpu(ctx, name, rows, n, bwd, l, who);
 }
 

@@ -130,7 +130,7 @@ static clt_status mt_segments(clt_context *ctx, int count, const clt_tensor *con
     return CLT_SUCCESS;
 }
 
-static clt_status mt_kernel(clt_context *ctx, const char *name, const char *who, cl_kernel *k, size_t *wg_out)
+static clt_status mt_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t *wg_out)
 {
     size_t wg = MT_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
@@ -142,7 +142,7 @@ static clt_status mt_kernel(clt_context *ctx, const char *name, const char *who,
         snprintf(options, sizeof options, "-DWG=%zu", wg);
         clt_status st = clt__kernel_get(ctx, MT_FAMILY, options, name, k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if (clt__kernel_work_group_limit(ctx, *k) >= wg || wg == 1) {
             if (wg_out)
                 *wg_out = wg;
@@ -157,12 +157,12 @@ static clt_status mt_apply(clt_context *ctx, const mt_seg *segs, int nsegs, cl_u
                            cl_mem norm, cl_ulong norm_off, const char *who)
 {
     cl_kernel k;
-    clt_status st = mt_kernel(ctx, "mt_apply", who, &k, NULL);
+    clt_status st = mt_kernel(ctx, "mt_apply", &k, NULL);
     if (st != CLT_SUCCESS)
         return st;
     cl_mem empty;
     if ((st = clt__pool_empty_mem(ctx, &empty)) != CLT_SUCCESS)
-        return clt__prefix_error(ctx, st, who);
+        return st;
     for (int first = 0; first < nsegs; first += SLOTS) {
         int n = nsegs - first < SLOTS ? nsegs - first : SLOTS;
         cl_ulong8 off[ROLES], ends;
@@ -363,8 +363,8 @@ clt_status clt_clip_grad_norm(int count, clt_tensor *const *grad, float max_norm
     cl_kernel k, k_apply;
     size_t wg;
     /* the scaling kernel is built before the first sum launch: a build failure enqueues nothing */
-    if ((st = mt_kernel(ctx, "mt_sumsq", who, &k, &wg)) != CLT_SUCCESS ||
-        (st = mt_kernel(ctx, "mt_apply", who, &k_apply, NULL)) != CLT_SUCCESS) {
+    if ((st = mt_kernel(ctx, "mt_sumsq", &k, &wg)) != CLT_SUCCESS ||
+        (st = mt_kernel(ctx, "mt_apply", &k_apply, NULL)) != CLT_SUCCESS) {
         free(segs);
         return st;
     }
@@ -383,7 +383,7 @@ clt_status clt_clip_grad_norm(int count, clt_tensor *const *grad, float max_norm
         st = clt__pool_empty_mem(ctx, &empty);
     if (st != CLT_SUCCESS) {
         free(segs);
-        return clt__prefix_error(ctx, st, who);
+        return st;
     }
     /* the norm goes to total_norm, or to the float after the partials */
     cl_mem norm = total_norm ? total_norm->storage->mem : ws;

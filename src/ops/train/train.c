@@ -47,7 +47,7 @@ static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float)
 
 /* Kernel `name` of train.cl. All three kernels come from one build (-DWG: the largest power-of-two
  * group <= MSE_WG that the device and the loss kernel take), so a process compiles train.cl once. */
-static clt_status train_kernel(clt_context *ctx, const char *who, const char *name, cl_kernel *k,
+static clt_status train_kernel(clt_context *ctx, const char *name, cl_kernel *k,
                                size_t *wg_out)
 {
     size_t wg = MSE_WG;
@@ -67,7 +67,7 @@ static clt_status train_kernel(clt_context *ctx, const char *who, const char *na
             continue;
         }
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         if (wg_out)
             *wg_out = wg;
         return CLT_SUCCESS;
@@ -149,7 +149,7 @@ static clt_status adam_run(const char *who, int decoupled, clt_tensor *param, co
     cl_ulong4 off = {{elem_off(param), elem_off(grad), elem_off(m), elem_off(v)}};
     cl_ulong count = (cl_ulong)param->numel;
     cl_kernel k;
-    if ((st = train_kernel(ctx, who, "adam_step", &k, NULL)) != CLT_SUCCESS)
+    if ((st = train_kernel(ctx, "adam_step", &k, NULL)) != CLT_SUCCESS)
         return st;
     for (cl_uint i = 0; i < 4; i++)
         if ((st = clt__set_arg(ctx, k, i, sizeof(cl_mem), &t[i]->storage->mem, who)))
@@ -209,7 +209,7 @@ static clt_status mse_run(const char *who, const clt_tensor *pred, const clt_ten
                          clt__tensors_overlap(out, pred) ? "pred" : "target");
     cl_kernel k;
     size_t wg;
-    if ((st = train_kernel(ctx, who, "mse_loss", &k, &wg)) != CLT_SUCCESS)
+    if ((st = train_kernel(ctx, "mse_loss", &k, &wg)) != CLT_SUCCESS)
         return st;
     /* without a gradient dpred is bound to pred and never written (sc.y = 0) */
     const clt_tensor *d = with_grad ? dpred : pred;
@@ -293,7 +293,7 @@ clt_status clt_fourier_features(const clt_tensor *x, const clt_tensor *B, float 
     if (out->numel == 0)
         return CLT_SUCCESS;
     cl_kernel k;
-    if ((st = train_kernel(ctx, who, "fourier_features", &k, NULL)) != CLT_SUCCESS)
+    if ((st = train_kernel(ctx, "fourier_features", &k, NULL)) != CLT_SUCCESS)
         return st;
     cl_ulong4 off = {{elem_off(x), elem_off(B), elem_off(out), 0}};
     cl_ulong4 dims = {{(cl_ulong)n, (cl_ulong)d, (cl_ulong)f, 0}};
