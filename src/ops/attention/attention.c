@@ -212,7 +212,7 @@ static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int ali
                  extra ? extra : "");
         clt_status st = clt__kernel_get(ctx, "attention_tiled", options, tiled_names[which], &l->k);
         if (st != CLT_SUCCESS)
-            return clt__prefix_error(ctx, st, who);
+            return st;
         unsigned group = clt__attention_tiled_group(m);
         if (clt__kernel_work_group_limit(ctx, l->k) >= group) {
             l->group = group;
