@@ -229,7 +229,7 @@ static clt_status train_variants(clt_context *ctx, clt__variant_use use, clt__va
 
 /* The layout, index and random families (src/ops/layout, index, random): fixed kernels; GPUs
  * add the 32-bit layout copy and the work-group topk (256 items), CPUs the per-row topk with its
- * candidate arrays of 8 .. 256 (topk.c). */
+ * candidate arrays of 8 .. 256 (topk.c) and the lane-parallel random_normal (random.c). */
 static clt_status layout_index_random_variants(int cpu, clt__variant_use use, clt__variant_list *l)
 {
     clt_status st = add(l, use, "layout", "", 0, NULL);
@@ -246,6 +246,8 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
     }
     if (!st)
         st = add(l, use, "random", "", 0, NULL);
+    if (!st && cpu) /* random.c get_kernel: random_normal_cpu */
+        st = add(l, use, "random", "-DRND_CPU_W=8", 0, NULL);
     return st;
 }
 
