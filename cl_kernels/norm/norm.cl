@@ -326,4 +326,6 @@ static inline void dparams_tail(__global const float *dy, __global const float *
             dparams_tail(dy, x, mean_in, rstd_in, dgamma, dbeta, off, R, L, p0, rms, flags);       \
     }
 DP_KERNEL(16, DP_ONE)
+#if WG == 1 /* CPU-style programs only: on a GPU its 128 accumulators would not fit in registers */
 DP_KERNEL(64, DP_FOUR)
+#endif
