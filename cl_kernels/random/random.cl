@@ -5,7 +5,8 @@
  * element has its own pair). So element i's value depends only on (seed, offset, i): not on the
  * grid, the device or how the tensor is split among calls with offsets.
  * Data: f32 outputs, u8 dropout masks (1 = kept); 64-bit element offsets; grid-stride loops.
- * -D contract: RND_CPU_W (8; set only for CPU devices) adds random_normal_cpu, 8 blocks per item.
+ * -D contract: RND_CPU_W (8), set for CPU devices under every profile: adds random_normal_cpu (8
+ * blocks per item) and makes both normal kernels use rnd_log.
  */
 #include "common/philox.h"
 
@@ -44,12 +45,15 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
     }
 }
 
-/* ln x for the normal's u1 in [2^-24, 1], from + - * / only: x = m 2^e with m in [sqrt(1/2),
- * sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to s^9 (the
- * rest is below 1e-9 relative), e ln 2 in two parts; about 2 ulp. Not the built-in log: a CPU's
- * vector and scalar logs differ in the last bit for a few inputs in a million (POCL's SLEEF), and
- * the CPU kernel below works on vectors while this one is scalar; these operations round the same
- * in either form, so both kernels give the same numbers. One body for float and float8. */
+#ifdef RND_CPU_W
+/* CPU devices: ln x for the normal's u1 in [2^-24, 1], from + - * / only: x = m 2^e with m in
+ * [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to
+ * s^9 (the rest is below 1e-9 relative), e ln 2 in two parts; at most 1.7 ulp (all 2^24 inputs
+ * checked). Not the built-in log: POCL's vector and scalar logs (SLEEF) differ in the last bit for
+ * a few inputs in a million, random_normal_cpu works on vectors and random_normal (the gfx902
+ * profile on a CPU) on scalars; these operations round the same in either form, so both give the
+ * same numbers. GPUs keep the built-in log (cheaper there: AMD has a log instruction). One body
+ * for float and float8. */
 #define RND_LOG_BODY(F, I, AS_I, AS_F, CONV_F)                                                     \
     {                                                                                              \
         I t = AS_I(x) - 0x3f3504f3;                                                                \
@@ -60,12 +64,16 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
         return e * 0.693145751953125f + (2.0f * s + s * r + e * 1.428606820309417e-06f);           \
     }
 static inline float rnd_log(float x) RND_LOG_BODY(float, int, as_int, as_float, (float))
+#define RND_LOG rnd_log
+#else
+#define RND_LOG log
+#endif
 
 static inline float box_muller(uint a, uint b)
 {
     float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f); /* (0, 1]: log is finite */
     float u2 = clt_philox_u01(b);
-    return sqrt(-2.0f * rnd_log(u1)) * cospi(2.0f * u2);
+    return sqrt(-2.0f * RND_LOG(u1)) * cospi(2.0f * u2);
 }
 
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,

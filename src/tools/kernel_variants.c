@@ -244,10 +244,8 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
         snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
         st = add(l, use, "index", opts, 0, NULL);
     }
-    if (!st)
-        st = add(l, use, "random", "", 0, NULL);
-    if (!st && cpu) /* random.c get_kernel: random_normal_cpu */
-        st = add(l, use, "random", "-DRND_CPU_W=8", 0, NULL);
+    if (!st) /* random.c get_kernel: CPU devices add random_normal_cpu and rnd_log */
+        st = add(l, use, "random", cpu ? "-DRND_CPU_W=8" : "", 0, NULL);
     return st;
 }
 

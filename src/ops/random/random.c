@@ -10,13 +10,15 @@
 
 #define RANDOM_FAMILY "random"
 
-/* CPU devices: random_normal_cpu, RANDOM_CPU_BLOCKS Philox blocks per work item (random.cl). */
+/* CPU devices (under every profile, so that the gfx902 profile's random_normal on a CPU gives the
+ * bits of random_normal_cpu): random.cl's rnd_log, and random_normal_cpu with RANDOM_CPU_BLOCKS
+ * Philox blocks per work item. */
 #define RANDOM_CPU_BLOCKS 8
 #define RANDOM_CPU_OPTIONS "-DRND_CPU_W=8"
 
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k, const char *who)
 {
-    const char *options = strstr(name, "_cpu") ? RANDOM_CPU_OPTIONS : "";
+    const char *options = ctx->dev->entry->info.type == CLT_DEVICE_CPU ? RANDOM_CPU_OPTIONS : "";
     clt_status st = clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
     return st ? clt__prefix_error(ctx, st, who) : CLT_SUCCESS;
 }
