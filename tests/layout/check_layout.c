@@ -384,6 +384,7 @@ START_TEST(broadcast_and_backward)
         {1, 2, {7}, {13, 7}},          {2, 3, {5, 1}, {3, 5, 11}},     {3, 3, {1, 4, 1}, {2, 4, 3}},
         {1, 1, {1}, {97}},             {2, 4, {1, 1}, {2, 3, 5, 7}},   {2, 2, {6, 9}, {6, 9}},
         {1, 2, {128}, {301, 128}},     {2, 3, {1, 3}, {0, 4, 3}},
+        {1, 2, {555}, {37, 555}}, /* CPUs: 64-column items, then 16-column and single tails */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int xn = cases[i].xn, yn = cases[i].yn;
