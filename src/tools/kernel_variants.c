@@ -275,8 +275,9 @@ static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, c
         st = wg_variant(ctx, use, l, "batch_norm", cpu, 2);
     if (!st)
         st = wg_variant(ctx, use, l, "loss", cpu, 6);
-    if (!st)
-        st = wg_variant(ctx, use, l, "multi_tensor", 0, 1);
+    if (!st) /* multi_tensor.c mt_kernel: CPU-style devices add -DMT_CPU=1 (mt_apply_cpu) */
+        st = cpu ? add(l, use, "multi_tensor", "-DWG=256 -DMT_CPU=1", 256, NULL)
+                 : wg_variant(ctx, use, l, "multi_tensor", 0, 1);
     return st;
 }
 
