@@ -43,26 +43,62 @@ __kernel void layout_copy(__global uint *dst, __global const uint *src, clt_sd s
 #endif
 }
 
-/* CPU variant: one item per row of the last axis (count / shape[last] rows), so the coordinates
- * are found once per row and the row is a plain strided loop. */
+/* CPU variant: one item per LT_ROWS_PER_ITEM consecutive rows of the last axis (rows = count /
+ * shape[last]; the host launches ceil(rows / LT_ROWS_PER_ITEM) items). The first row's coordinates
+ * come from divisions, the next rows step along the axis before the last (one division chain per
+ * row was most of permute_0213/8x1024x8x64's time: 64-element rows); each row is a strided loop,
+ * in 16-wide chunks when both sides have unit stride along it. */
+#define LT_ROWS_PER_ITEM 8
+
+/* Offsets of row r (a, b) and its coordinate along axis last - 1 (*c1; 0 when last == 0). */
+static inline void copy_row_start(const clt_sd *s, int last, long r, long *a, long *b, long *c1)
+{
+    long q = r, ao = s->a_off, bo = s->b_off;
+    *c1 = 0;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+        if (d >= last)
+            continue;
+        long m = s->shape[d], t = q / m, c = q - t * m;
+        ao += c * s->a[d];
+        bo += c * s->b[d];
+        if (d == last - 1)
+            *c1 = c;
+        q = t;
+    }
+    *a = ao;
+    *b = bo;
+}
+
 __kernel void layout_copy_rows(__global uint *dst, __global const uint *src, clt_sd s)
 {
     const int last = (int)s.ndim - 1;
     const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
     const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
-    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
-        long a = s.a_off, b = s.b_off, q = r;
-#pragma unroll
-        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
-            if (d >= last)
-                continue;
-            long m = s.shape[d], t = q / m, c = q - t * m;
-            a += c * s.a[d];
-            b += c * s.b[d];
-            q = t;
+    const int prev = last > 0 ? last - 1 : 0;
+    const long n1 = last > 0 ? CLT_SD_PICK(s.shape, prev) : 1;
+    const long a1 = CLT_SD_PICK(s.a, prev), b1 = CLT_SD_PICK(s.b, prev);
+    const long groups = (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM;
+    for (long g = get_global_id(0); g < groups; g += get_global_size(0)) {
+        long r = g * LT_ROWS_PER_ITEM, a, b, c1;
+        const long rend = min(r + LT_ROWS_PER_ITEM, rows);
+        copy_row_start(&s, last, r, &a, &b, &c1);
+        for (;;) {
+            long j = 0;
+            if (sa == 1 && sb == 1)
+                for (; j + 16 <= n; j += 16)
+                    vstore16(vload16(0, src + a + j), 0, dst + b + j);
+            for (; j < n; j++)
+                dst[b + j * sb] = src[a + j * sa];
+            if (++r >= rend)
+                break;
+            if (++c1 < n1) {
+                a += a1;
+                b += b1;
+            } else {
+                copy_row_start(&s, last, r, &a, &b, &c1);
+            }
         }
-        for (long j = 0; j < n; j++)
-            dst[b + j * sb] = src[a + j * sa];
     }
 }
 
@@ -144,6 +180,20 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
     }
 }
 
+/* Out element j of a row of layout_pad_rows (source row at ao, out row at bo). */
+static inline void pad_elem(__global uint *dst, __global const uint *src, long bo, long ao, long j,
+                            long before, long len, long sa, long sb, int inside, int reflect,
+                            uint fill)
+{
+    long x = j - before;
+    if (reflect) {
+        x = x < 0 ? -x : x;
+        x = x >= len ? 2 * (len - 1) - x : x;
+    }
+    int in = inside && x >= 0 && x < len;
+    dst[bo + j * sb] = in ? src[ao + x * sa] : fill;
+}
+
 /* Pad for CPUs: one item per row of out's last axis; the outer coordinates are mapped once per
  * row, the row itself is a loop (same description as layout_pad). */
 __kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_sd s)
@@ -153,6 +203,9 @@ __kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_
     const long len = CLT_SD_PICK(s.e, last), before = CLT_SD_PICK(s.c, last);
     const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
     const uint fill = (uint)s.e1;
+    /* fields read inside the row loop are copied first: POCL reloads the argument block after every
+     * store to dst (they might alias), which also kept the row loop scalar */
+    const int reflect = s.e0 == 1;
     for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
         long q = r, bo = s.b_off, ao = s.a_off;
         int inside = 1;
@@ -164,22 +217,28 @@ __kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_
             q = t;
             bo += o * s.b[d];
             long x = o - s.c[d], l = s.e[d];
-            if (s.e0 == 1) {
+            if (reflect) {
                 x = x < 0 ? -x : x;
                 x = x >= l ? 2 * (l - 1) - x : x;
             }
             inside = inside && x >= 0 && x < l;
             ao += (inside ? x : 0) * s.a[d];
         }
-        for (long j = 0; j < n; j++) {
-            long x = j - before;
-            if (s.e0 == 1) {
-                x = x < 0 ? -x : x;
-                x = x >= len ? 2 * (len - 1) - x : x;
-            }
-            int in = inside && x >= 0 && x < len;
-            dst[bo + j * sb] = in ? src[ao + x * sa] : fill;
+        long j = 0;
+        if (inside && sa == 1 && sb == 1 && before >= 0 && before + len <= n) {
+            /* unit strides, the whole source row inside: the edges one by one, the middle (out
+             * j = before .. before + len - 1 is src 0 .. len - 1) in float16 chunks */
+            for (; j < before; j++)
+                pad_elem(dst, src, bo, ao, j, before, len, 1, 1, 1, reflect, fill);
+            long m = 0;
+            for (; m + 16 <= len; m += 16)
+                vstore16(vload16(0, src + ao + m), 0, dst + bo + before + m);
+            for (; m < len; m++)
+                dst[bo + before + m] = src[ao + m];
+            j = before + len;
         }
+        for (; j < n; j++)
+            pad_elem(dst, src, bo, ao, j, before, len, sa, sb, inside, reflect, fill);
     }
 }
 

@@ -39,6 +39,39 @@
          n_ < dims.s0 && ((e = (n_ * dims.s1 + c) * dims.s2 + j_), 1);                           \
          j_ += dj, n_ += dn, (j_ >= dims.s2 ? (j_ -= dims.s2, n_++) : 0))
 
+#if WG == 1
+/* CPU devices (WG 1: one work item per channel): POCL does not vectorise one item's loop, so each
+ * run of HW contiguous values of channel c, (n, c, 0 .. HW), goes in float8 lanes, with a scalar
+ * tail of HW % 8 (HW < 8, e.g. [N, C] inputs: the tail only). FOR_RUNS(b): b = the run's offset. */
+#define FOR_RUNS(b) for (ulong n_ = 0, b = c * dims.s2; n_ < dims.s0; n_++, b += dims.s1 * dims.s2)
+
+static inline float bn_hsum8(float8 v)
+{
+    float4 h = v.lo + v.hi;
+    return (h.x + h.z) + (h.y + h.w);
+}
+
+/* The sum over channel c of x (sq 0) or of (x - mean)^2 (sq 1). */
+static inline float bn_sum_cpu(__global const float *x, ulong c, ulong4 dims, float mean, int sq)
+{
+    const ulong HW = dims.s2, HW8 = HW & ~(ulong)7;
+    float8 a8 = 0.0f;
+    float a = 0.0f;
+    FOR_RUNS(b) {
+        __global const float *r = x + b;
+        for (ulong j = 0; j < HW8; j += 8) {
+            float8 v = vload8(0, r + j);
+            a8 += sq ? (v - mean) * (v - mean) : v;
+        }
+        for (ulong j = HW8; j < HW; j++) {
+            float v = r[j];
+            a += sq ? (v - mean) * (v - mean) : v;
+        }
+    }
+    return bn_hsum8(a8) + a;
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 batchnorm_forward(__global const float *x, __global const float *gamma, __global const float *beta,
                   __global float *y, __global float *run_mean, __global float *run_var,
@@ -56,6 +89,10 @@ batchnorm_forward(__global const float *x, __global const float *gamma, __global
     const float old_mean = (flags & F_RUNNING) ? run_mean[off.s4 + c] : 0.0f;
     const float old_var = (flags & F_RUNNING) ? run_var[off.s5 + c] : 0.0f;
     if (flags & F_TRAIN) {
+#if WG == 1
+        mean = bn_sum_cpu(x + off.s0, c, dims, 0.0f, 0) / (float)M;
+        float var = bn_sum_cpu(x + off.s0, c, dims, mean, 1) / (float)M;
+#else
         float s = 0.0f;
         FOR_CHANNEL(e)
         s += x[off.s0 + e];
@@ -66,6 +103,7 @@ batchnorm_forward(__global const float *x, __global const float *gamma, __global
             q += d * d;
         }
         float var = group_sum1(buf, q, lid) / (float)M;
+#endif
         rstd = rsqrt(var + eps);
         if (lid == 0 && (flags & F_RUNNING)) {
             run_mean[off.s4 + c] = (1.0f - mom) * old_mean + mom * mean;
@@ -77,8 +115,20 @@ batchnorm_forward(__global const float *x, __global const float *gamma, __global
     }
     const float scale = (flags & F_GAMMA) ? gamma[off.s1 + c] * rstd : rstd;
     const float shift = ((flags & F_BETA) ? beta[off.s2 + c] : 0.0f) - mean * scale;
+#if WG == 1
+    const ulong HW8 = dims.s2 & ~(ulong)7;
+    FOR_RUNS(b) {
+        __global const float *xr = x + off.s0 + b;
+        __global float *yr = y + off.s3 + b;
+        for (ulong j = 0; j < HW8; j += 8)
+            vstore8(vload8(0, xr + j) * scale + shift, 0, yr + j);
+        for (ulong j = HW8; j < dims.s2; j++)
+            yr[j] = xr[j] * scale + shift;
+    }
+#else
     FOR_CHANNEL(e)
     y[off.s3 + e] = x[off.s0 + e] * scale + shift;
+#endif
     if (lid == 0 && (flags & F_SAVE)) {
         save_mean[off.s6 + c] = mean;
         save_rstd[off.s7 + c] = rstd;
@@ -95,12 +145,31 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
     const ulong c = get_group_id(0), M = dims.s0 * dims.s2;
     const ulong dn = WG / dims.s2, dj = WG % dims.s2;
     const float mean = mean_in[off.s3 + c], rstd = rstd_in[off.s4 + c];
+#if WG == 1
+    const ulong HW8 = dims.s2 & ~(ulong)7;
+    float8 a8 = 0.0f, b8 = 0.0f;
+    float2 s = (float2)(0.0f, 0.0f);
+    FOR_RUNS(b) {
+        __global const float *dyr = dy + off.s0 + b, *xr = x + off.s1 + b;
+        for (ulong j = 0; j < HW8; j += 8) {
+            float8 d = vload8(0, dyr + j);
+            a8 += d;
+            b8 += d * (vload8(0, xr + j) - mean) * rstd;
+        }
+        for (ulong j = HW8; j < dims.s2; j++) {
+            float d = dyr[j];
+            s += (float2)(d, d * (xr[j] - mean) * rstd);
+        }
+    }
+    s += (float2)(bn_hsum8(a8), bn_hsum8(b8));
+#else
     float2 s = (float2)(0.0f, 0.0f);
     FOR_CHANNEL(e) {
         float d = dy[off.s0 + e];
         s += (float2)(d, d * (x[off.s1 + e] - mean) * rstd);
     }
     s = group_sum2(buf, s, lid);
+#endif
     if (lid == 0) {
         if (flags & F_BETA)
             dbeta[off.s7 + c] = s.x;
@@ -112,8 +181,23 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
     const float gr = (flags & F_GAMMA) ? gamma[off.s2 + c] * rstd : rstd;
     const float a = (flags & F_TRAIN) ? s.x / (float)M : 0.0f;
     const float b = (flags & F_TRAIN) ? s.y / (float)M : 0.0f;
+#if WG == 1
+    FOR_RUNS(o) {
+        __global const float *xr = x + off.s1 + o;
+        __global float *dyr = dy + off.s0 + o, *dxr = dx + off.s5 + o;
+        for (ulong j = 0; j < HW8; j += 8) {
+            float8 xhat = (vload8(0, xr + j) - mean) * rstd;
+            vstore8(gr * (vload8(0, dyr + j) - a - xhat * b), 0, dxr + j);
+        }
+        for (ulong j = HW8; j < dims.s2; j++) {
+            float xhat = (xr[j] - mean) * rstd;
+            dxr[j] = gr * (dyr[j] - a - xhat * b);
+        }
+    }
+#else
     FOR_CHANNEL(e) {
         float xhat = (x[off.s1 + e] - mean) * rstd;
         dx[off.s5 + e] = gr * (dy[off.s0 + e] - a - xhat * b);
     }
+#endif
 }

@@ -41,6 +41,34 @@ static inline ulong param_index(ulong r, ulong i, ulong4 dims)
     return dims.s2 == 1 && dims.s3 == 1 ? i : (r % dims.s3) * (dims.s1 / dims.s2) + i / dims.s2;
 }
 
+#if WG == 1
+/* CPU devices (WG 1: one work item per row), layer and RMS norm (S = G = 1: the parameter of
+ * element i is i): the row in float8 lanes with a scalar tail of L % 8, because POCL leaves one
+ * item's loop scalar. Group norm keeps the scalar loops below. */
+static inline float rn_hsum8(float8 v)
+{
+    float4 h = v.lo + v.hi;
+    return (h.x + h.z) + (h.y + h.w);
+}
+
+/* The sum over the row of x (sq 0) or of (x - mean)^2 (sq 1). */
+static inline float rn_sum_cpu(__global const float *xr, ulong L, float mean, int sq)
+{
+    const ulong L8 = L & ~(ulong)7;
+    float8 a8 = 0.0f;
+    float a = 0.0f;
+    for (ulong i = 0; i < L8; i += 8) {
+        float8 v = vload8(0, xr + i);
+        a8 += sq ? (v - mean) * (v - mean) : v;
+    }
+    for (ulong i = L8; i < L; i++) {
+        float v = xr[i];
+        a += sq ? (v - mean) * (v - mean) : v;
+    }
+    return rn_hsum8(a8) + a;
+}
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rownorm_forward(__global const float *x, __global const float *gamma, __global const float *beta,
                 __global float *y, __global float *mean_out, __global float *rstd_out, ulong8 off,
@@ -52,6 +80,13 @@ rownorm_forward(__global const float *x, __global const float *gamma, __global c
     __global const float *xr = x + off.s0 + r * L;
     __global float *yr = y + off.s3 + r * L;
     float mean = 0.0f;
+#if WG == 1
+    const int cols = dims.s2 == 1 && dims.s3 == 1;
+    if (cols) {
+        if (!(flags & F_RMS))
+            mean = rn_sum_cpu(xr, L, 0.0f, 0) / (float)L;
+    } else
+#endif
     if (!(flags & F_RMS)) {
         float s = 0.0f;
         for (ulong i = lid; i < L; i += WG)
@@ -59,12 +94,34 @@ rownorm_forward(__global const float *x, __global const float *gamma, __global c
         mean = group_sum1(buf, s, lid) / (float)L;
     }
     float q = 0.0f;
+#if WG == 1
+    if (cols)
+        q = rn_sum_cpu(xr, L, mean, 1);
+    else
+#endif
     for (ulong i = lid; i < L; i += WG) {
         float d = xr[i] - mean;
         q += d * d;
     }
+#if WG == 1
+    const float rstd = rsqrt(q / (float)L + eps);
+    ulong i0 = 0;
+    if (cols) {
+        __global const float *gm = gamma + off.s1, *bt = beta + off.s2;
+        for (i0 = 0; i0 + 8 <= L; i0 += 8) {
+            float8 v = (vload8(0, xr + i0) - mean) * rstd;
+            if (flags & F_GAMMA)
+                v *= vload8(0, gm + i0);
+            if (flags & F_BETA)
+                v += vload8(0, bt + i0);
+            vstore8(v, 0, yr + i0);
+        }
+    }
+#else
     const float rstd = rsqrt(group_sum1(buf, q, lid) / (float)L + eps);
-    for (ulong i = lid; i < L; i += WG) {
+    const ulong i0 = lid;
+#endif
+    for (ulong i = i0; i < L; i += WG) {
         float v = (xr[i] - mean) * rstd;
         if (flags & (F_GAMMA | F_BETA)) {
             ulong p = param_index(r, i, dims);
@@ -97,15 +154,46 @@ rownorm_backward_dx(__global float *dy, __global const float *x, __global const 
     const float mean = (flags & F_RMS) ? 0.0f : mean_in[off.s3 + r];
     const float rstd = rstd_in[off.s4 + r];
     float2 s = (float2)(0.0f, 0.0f);
-    for (ulong i = lid; i < L; i += WG) {
+    ulong i0 = lid;
+#if WG == 1
+    const int cols = dims.s2 == 1 && dims.s3 == 1;
+    __global const float *gm = gamma + off.s2;
+    if (cols) {
+        float8 a8 = 0.0f, b8 = 0.0f;
+        for (i0 = 0; i0 + 8 <= L; i0 += 8) {
+            float8 g = vload8(0, dyr + i0);
+            if (flags & F_GAMMA)
+                g *= vload8(0, gm + i0);
+            a8 += g;
+            b8 += g * (vload8(0, xr + i0) - mean) * rstd;
+        }
+        s = (float2)(rn_hsum8(a8), rn_hsum8(b8));
+    }
+#endif
+    for (ulong i = i0; i < L; i += WG) {
         float g = dyr[i];
         if (flags & F_GAMMA)
             g *= gamma[off.s2 + param_index(r, i, dims)];
         s += (float2)(g, g * (xr[i] - mean) * rstd);
     }
+#if WG == 1
+    s /= (float)L;
+    i0 = 0;
+    if (cols) {
+        for (; i0 + 8 <= L; i0 += 8) {
+            float8 g = vload8(0, dyr + i0);
+            if (flags & F_GAMMA)
+                g *= vload8(0, gm + i0);
+            float8 xhat = (vload8(0, xr + i0) - mean) * rstd;
+            vstore8(rstd * (g - ((flags & F_RMS) ? 0.0f : s.x) - xhat * s.y), 0, dxr + i0);
+        }
+    }
+#else
     s = group_sum2(buf, s, lid) / (float)L;
+    i0 = lid;
+#endif
     const float a = (flags & F_RMS) ? 0.0f : s.x;
-    for (ulong i = lid; i < L; i += WG) {
+    for (ulong i = i0; i < L; i += WG) {
         float g = dyr[i];
         if (flags & F_GAMMA)
             g *= gamma[off.s2 + param_index(r, i, dims)];
@@ -166,34 +254,48 @@ rownorm_dparams_segs(__global const float *dy, __global const float *x,
     }
 }
 
-/* CPU devices (S == 1): one item per block of 16 adjacent columns, float16 accumulators, rows in
- * order; each row's block is one 64-byte line, so the sweep down the rows streams instead of
- * touching a new line per column (one item per column measured 10x slower on POCL). The last block
- * may be partial (scalar loop). Same flags and results (in the same order) as rownorm_dparams_cols. */
-__kernel void rownorm_dparams_cols16(__global const float *dy, __global const float *x,
-                                     __global const float *mean_in, __global const float *rstd_in,
-                                     __global float *dgamma, __global float *dbeta, ulong8 off,
-                                     ulong4 dims, uint flags)
-{
-    const ulong b = get_global_id(0), R = dims.s0, L = dims.s1, p0 = b * 16;
-    if (p0 >= L)
-        return;
-    const int rms = (flags & F_RMS) != 0;
-    if (p0 + 16 <= L) {
-        float16 dg = (float16)(0.0f), db = (float16)(0.0f);
-        for (ulong r = 0; r < R; r++) {
-            const float mean = rms ? 0.0f : mean_in[off.s3 + r], rstd = rstd_in[off.s4 + r];
-            float16 d = vload16(0, dy + off.s0 + r * L + p0);
-            float16 xv = vload16(0, x + off.s1 + r * L + p0);
-            dg += d * ((xv - mean) * rstd);
-            db += d;
-        }
-        if (flags & F_SAVE)
-            vstore16(dg, 0, dgamma + off.s6 + p0);
-        if (flags & F_BETA)
-            vstore16(db, 0, dbeta + off.s7 + p0);
-        return;
+/* CPU devices (S == 1): one item per block of CB (16 or 64, the kernel's suffix) adjacent columns,
+ * float16 accumulators, rows in order; each row's block is one (16) or four (64) 64-byte lines, so
+ * the sweep down the rows streams instead of touching a new line per column (one item per column
+ * measured 10x slower on POCL, and 64 columns 2x faster than 16 at 4096 x 1024: more bytes per row
+ * for the prefetcher). The host takes 64 when that still leaves enough items for the cores. The
+ * last block may be partial: whole 16-column parts, then a scalar loop. Same flags and results
+ * (in the same order) as rownorm_dparams_cols. */
+#define DP_ACC(q) float16 dg##q = 0.0f, db##q = 0.0f;
+#define DP_ROW(q)                                                                                  \
+    {                                                                                              \
+        float16 d = vload16(q, dp);                                                                \
+        dg##q += d * ((vload16(q, xp) - mean) * rstd);                                             \
+        db##q += d;                                                                                \
     }
+#define DP_STORE(q)                                                                                \
+    {                                                                                              \
+        if (flags & F_SAVE)                                                                        \
+            vstore16(dg##q, q, dgamma + off.s6 + p0);                                              \
+        if (flags & F_BETA)                                                                        \
+            vstore16(db##q, q, dbeta + off.s7 + p0);                                               \
+    }
+#define DP_BLOCK(X)                                                                                \
+    {                                                                                              \
+        X(DP_ACC)                                                                                  \
+        for (ulong r = 0; r < R; r++) {                                                            \
+            const float mean = rms ? 0.0f : mean_in[off.s3 + r], rstd = rstd_in[off.s4 + r];     \
+            __global const float *dp = dy + off.s0 + r * L + p0, *xp = x + off.s1 + r * L + p0;    \
+            X(DP_ROW)                                                                              \
+        }                                                                                          \
+        X(DP_STORE)                                                                                \
+    }
+#define DP_ONE(M) M(0)
+#define DP_FOUR(M) M(0) M(1) M(2) M(3)
+
+/* Columns p0 .. L - 1 (fewer than one block): 16 at a time, then one by one. */
+static inline void dparams_tail(__global const float *dy, __global const float *x,
+                                __global const float *mean_in, __global const float *rstd_in,
+                                __global float *dgamma, __global float *dbeta, ulong8 off,
+                                ulong R, ulong L, ulong p0, int rms, uint flags)
+{
+    for (; p0 + 16 <= L; p0 += 16)
+        DP_BLOCK(DP_ONE)
     for (ulong p = p0; p < L; p++) {
         float dg = 0.0f, db = 0.0f;
         for (ulong r = 0; r < R; r++) {
@@ -208,3 +310,22 @@ __kernel void rownorm_dparams_cols16(__global const float *dy, __global const fl
             dbeta[off.s7 + p] = db;
     }
 }
+
+#define DP_KERNEL(CB, X)                                                                           \
+    __kernel void rownorm_dparams_cols##CB(__global const float *dy, __global const float *x,      \
+                                           __global const float *mean_in,                          \
+                                           __global const float *rstd_in, __global float *dgamma, \
+                                           __global float *dbeta, ulong8 off, ulong4 dims,         \
+                                           uint flags)                                             \
+    {                                                                                              \
+        const ulong R = dims.s0, L = dims.s1, p0 = get_global_id(0) * CB;                          \
+        const int rms = (flags & F_RMS) != 0;                                                      \
+        if (p0 + CB <= L)                                                                          \
+            DP_BLOCK(X)                                                                            \
+        else if (p0 < L)                                                                           \
+            dparams_tail(dy, x, mean_in, rstd_in, dgamma, dbeta, off, R, L, p0, rms, flags);       \
+    }
+DP_KERNEL(16, DP_ONE)
+#if WG == 1 /* CPU-style programs only: on a GPU its 128 accumulators would not fit in registers */
+DP_KERNEL(64, DP_FOUR)
+#endif

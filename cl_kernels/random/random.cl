@@ -5,7 +5,8 @@
  * element has its own pair). So element i's value depends only on (seed, offset, i): not on the
  * grid, the device or how the tensor is split among calls with offsets.
  * Data: f32 outputs, u8 dropout masks (1 = kept); 64-bit element offsets; grid-stride loops.
- * -D contract: none.
+ * -D contract: RND_CPU_W (8), set for CPU devices under every profile: adds random_normal_cpu (8
+ * blocks per item) and makes both normal kernels use rnd_log.
  */
 #include "common/philox.h"
 
@@ -44,11 +45,35 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
     }
 }
 
+#ifdef RND_CPU_W
+/* CPU devices: ln x for the normal's u1 in [2^-24, 1], from + - * / only: x = m 2^e with m in
+ * [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.1716, by its series to
+ * s^9 (the rest is below 1e-9 relative), e ln 2 in two parts; at most 1.7 ulp (all 2^24 inputs
+ * checked). Not the built-in log: POCL's vector and scalar logs (SLEEF) differ in the last bit for
+ * a few inputs in a million, random_normal_cpu works on vectors and random_normal (the gfx902
+ * profile on a CPU) on scalars; these operations round the same in either form, so both give the
+ * same numbers. GPUs keep the built-in log (cheaper there: AMD has a log instruction). One body
+ * for float and float8. */
+#define RND_LOG_BODY(F, I, AS_I, AS_F, CONV_F)                                                     \
+    {                                                                                              \
+        I t = AS_I(x) - 0x3f3504f3;                                                                \
+        F m = AS_F((t & 0x007fffff) + 0x3f3504f3), e = CONV_F(t >> 23);                            \
+        F f = m - 1.0f; /* exact: m in [0.5, 2] */                                                 \
+        F s = f / (2.0f + f), z = s * s;                                                           \
+        F r = z * (0.6666666667f + z * (0.4f + z * (0.2857142857f + z * 0.2222222222f)));         \
+        return e * 0.693145751953125f + (2.0f * s + s * r + e * 1.428606820309417e-06f);           \
+    }
+static inline float rnd_log(float x) RND_LOG_BODY(float, int, as_int, as_float, (float))
+#define RND_LOG rnd_log
+#else
+#define RND_LOG log
+#endif
+
 static inline float box_muller(uint a, uint b)
 {
     float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f); /* (0, 1]: log is finite */
     float u2 = clt_philox_u01(b);
-    return sqrt(-2.0f * log(u1)) * cospi(2.0f * u2);
+    return sqrt(-2.0f * RND_LOG(u1)) * cospi(2.0f * u2);
 }
 
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,
@@ -66,6 +91,51 @@ __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulo
             out[out_off + i] = z.x;
     }
 }
+
+#ifdef RND_CPU_W
+#if RND_CPU_W != 8
+#error "RND_CPU_W must be 8 (clt_philox_blocks8)"
+#endif
+/* CPU devices (POCL): random_normal with 8 Philox blocks (16 outputs) per work item in uint8 /
+ * float8 lanes. POCL runs a work-group as a loop over its items and leaves scalar log / sqrt /
+ * cospi calls scalar (SLEEF's scalar logf was 3/4 of the time of random_normal/16M); float8
+ * operands reach SLEEF's vector functions instead, and the Philox rounds become SIMD multiplies.
+ * Same formula, same operation order and the same words per element as random_normal, so the same
+ * numbers (the tests compare the two bit for bit). Items: ceil(blocks / 8). */
+static inline float8 rnd_log8(float8 x) RND_LOG_BODY(float8, int8, as_int8, as_float8, convert_float8)
+
+static inline float8 box_muller8(uint8 a, uint8 b)
+{
+    float8 u1 = convert_float8((a >> 8) + 1u) * (1.0f / 16777216.0f);
+    float8 u2 = convert_float8(b >> 8) * (1.0f / 16777216.0f);
+    return sqrt(-2.0f * rnd_log8(u1)) * cospi(2.0f * u2);
+}
+
+__kernel void random_normal_cpu(__global float *out, ulong out_off, ulong count, ulong seed,
+                                ulong offset, float mean, float stddev)
+{
+    const ulong b0 = get_global_id(0) * 8, i0 = b0 << 1;
+    if (i0 >= count)
+        return;
+    uint8 x, y, z, w;
+    clt_philox_blocks8(seed, offset, b0, &x, &y, &z, &w);
+    /* element 2 b uses words (x, y) of block b, element 2 b + 1 words (z, w) */
+    float8 even = mean + stddev * box_muller8(x, y), odd = mean + stddev * box_muller8(z, w);
+    float16 v = shuffle2(even, odd, (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+    __global float *o = out + out_off + i0;
+    if (i0 + 16 <= count) {
+        if ((out_off & 15) == 0)
+            *(__global float16 *)o = v;
+        else
+            vstore16(v, 0, o);
+    } else {
+        float t[16];
+        vstore16(v, 0, t);
+        for (uint l = 0; i0 + l < count; l++)
+            o[l] = t[l];
+    }
+}
+#endif
 
 /* Dropout: keep element i when its uniform is >= p; kept elements are scaled by 1 / (1 - p). */
 __kernel void random_dropout(__global float *out, ulong out_off, __global const float *x,

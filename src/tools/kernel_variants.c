@@ -230,12 +230,14 @@ static clt_status train_variants(clt_context *ctx, clt__variant_use use, clt__va
 
 /* The layout, index and random families (src/ops/layout, index, random): fixed kernels; GPUs
  * add the 32-bit layout copy and the work-group topk (256 items), CPUs the per-row topk with its
- * candidate arrays of 8 .. 256 (topk.c). */
+ * candidate arrays of 8 .. 256 (topk.c) and the lane-parallel random_normal (random.c). */
 static clt_status layout_index_random_variants(int cpu, clt__variant_use use, clt__variant_list *l)
 {
     clt_status st = add(l, use, "layout", "", 0, NULL);
     if (!st && !cpu)
         st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
+    if (!st && cpu) /* layout_ops.c: the 64-column bias gradient */
+        st = add(l, use, "layout_cpu", "", 0, NULL);
     if (!st)
         st = add(l, use, "index", "", 0, NULL);
     if (!st && !cpu)
@@ -245,8 +247,8 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
         snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
         st = add(l, use, "index", opts, 0, NULL);
     }
-    if (!st)
-        st = add(l, use, "random", "", 0, NULL);
+    if (!st) /* random.c get_kernel: CPU devices add random_normal_cpu and rnd_log */
+        st = add(l, use, "random", cpu ? "-DRND_CPU_W=8" : "", 0, NULL);
     return st;
 }
 
@@ -274,8 +276,9 @@ static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, c
         st = wg_variant(ctx, use, l, "batch_norm", cpu, 2);
     if (!st)
         st = wg_variant(ctx, use, l, "loss", cpu, 6);
-    if (!st)
-        st = wg_variant(ctx, use, l, "multi_tensor", 0, 1);
+    if (!st) /* multi_tensor.c mt_kernel: CPU-style devices add -DMT_CPU=1 (mt_apply_cpu) */
+        st = cpu ? add(l, use, "multi_tensor", "-DWG=256 -DMT_CPU=1", 256, NULL)
+                 : wg_variant(ctx, use, l, "multi_tensor", 0, 1);
     return st;
 }
 

@@ -39,14 +39,15 @@ clt_status clt_embedding(const clt_tensor *ids, const clt_tensor *weight, clt_te
         return st;
     clt__sd s = {0};
     s.ndim = 1;
-    s.count = out->numel;
+    int rows = clt__cpu_style(ids->ctx) && weight->shape[1] > 0; /* CPUs: one item per token */
+    s.count = rows ? ids->numel : out->numel;
     s.e0 = weight->shape[1];
     s.e1 = weight->shape[0];
     s.a_off = clt__elem_off(weight);
     s.b_off = clt__elem_off(out);
     s.c[0] = clt__elem_off(ids);
-    return clt__index_run(ids->ctx, "index_embedding", out->storage->mem, weight->storage->mem, &s,
-                          ids->storage->mem, who);
+    return clt__index_run(ids->ctx, rows ? "index_embedding_rows" : "index_embedding", out->storage->mem,
+                          weight->storage->mem, &s, ids->storage->mem, who);
 }
 
 clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
@@ -72,7 +73,9 @@ clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
     s.a_off = clt__elem_off(dy);
     s.b_off = clt__elem_off(dweight);
     s.c[0] = clt__elem_off(ids);
-    if (mode == CLT_EMBEDDING_GRAD_DETERMINISTIC) {
+    /* CPUs run the atomic mode as the deterministic one: one launch per row owner, no fill and no
+     * atomics (any order of the sums is allowed there) */
+    if (mode == CLT_EMBEDDING_GRAD_DETERMINISTIC || clt__cpu_style(ctx)) {
         int rows = clt__cpu_style(ctx);
         s.count = rows ? dweight->shape[0] : dweight->numel;
         s.c[1] = ids->numel;

@@ -64,6 +64,9 @@ static int transpose_axis(const clt__sd *s)
     return -1;
 }
 
+/* layout.cl's layout_copy_rows: consecutive rows per work item */
+#define LT_ROWS_PER_ITEM 8
+
 /* The generic copy: per row on CPUs, per element (32-bit indices when everything fits) on GPUs. */
 static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
                                const char *who)
@@ -75,7 +78,8 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
             return st;
         if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
             return st;
-        return clt__launch_1d(ctx, k, (uint64_t)(s->count / s->shape[s->ndim - 1]), who);
+        uint64_t rows = (uint64_t)(s->count / s->shape[s->ndim - 1]);
+        return clt__launch_1d(ctx, k, (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM, who);
     }
     int64_t amax = s->a_off, bmax = s->b_off;
     for (int d = 0; d < s->ndim; d++) {

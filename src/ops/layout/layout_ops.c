@@ -209,12 +209,16 @@ clt_status clt_broadcast_backward(const clt_tensor *dy, clt_tensor *dx)
             leading = 0;
     }
     if (leading && clt__cpu_style(dy->ctx)) {
+        /* 64 columns per item (layout_cpu.cl) while that leaves 4 items per compute unit, else 16:
+         * more bytes per row for the hardware prefetcher */
+        uint64_t cb = (uint64_t)s.count >= 256 * (uint64_t)dy->ctx->dev->entry->info.compute_units ? 64 : 16;
         cl_kernel k;
-        if ((st = clt__kernel_get(dy->ctx, CLT__LAYOUT_FAMILY, "", "layout_sum_leading_cpu", &k)))
+        if ((st = cb == 64 ? clt__kernel_get(dy->ctx, "layout_cpu", "", "layout_sum_leading_cpu64", &k)
+                           : clt__kernel_get(dy->ctx, CLT__LAYOUT_FAMILY, "", "layout_sum_leading_cpu", &k)))
             return st;
         if ((st = clt__sd_set_args(dy->ctx, k, dx->storage->mem, dy->storage->mem, &s, who)))
             return st;
-        return clt__launch_1d_group(dy->ctx, k, (uint64_t)((s.count + 15) / 16), 1, who);
+        return clt__launch_1d_group(dy->ctx, k, (uint64_t)((s.count + cb - 1) / cb), 1, who);
     }
     return clt__layout_run(dy->ctx, "layout_sum_broadcast", dx->storage->mem, dy->storage->mem, &s,
                            who);

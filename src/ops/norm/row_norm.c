@@ -150,7 +150,11 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     int segs = g->S > 1 || g->G > 1, cpu = clt__cpu_style(ctx);
     cl_kernel kp = NULL, kd = NULL;
     size_t wgp = 1, wgd = 1;
-    const char *pname = segs ? "rownorm_dparams_segs" : cpu ? "rownorm_dparams_cols16" : "rownorm_dparams_cols";
+    /* CPU column blocks: 64 columns per item while that leaves 4 items per compute unit, else 16 */
+    uint64_t cb = cpu && !segs && g->P >= 256 * (uint64_t)ctx->dev->entry->info.compute_units ? 64 : 16;
+    const char *pname = segs  ? "rownorm_dparams_segs"
+                        : cpu ? (cb == 64 ? "rownorm_dparams_cols64" : "rownorm_dparams_cols16")
+                              : "rownorm_dparams_cols";
     if ((want_params && (st = clt__norm_kernel(ctx, "norm", pname, &kp, &wgp)) != CLT_SUCCESS) ||
         (want_dx && (st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", &kd, &wgd)) != CLT_SUCCESS))
         return st;
@@ -167,7 +171,7 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
         if (segs)
             st = clt__norm_launch_groups(ctx, kp, g->P, wgp, who);
         else {
-            uint64_t items = cpu ? (g->P + 15) / 16 : g->P; /* cols16: a block of 16 columns each */
+            uint64_t items = cpu ? (g->P + cb - 1) / cb : g->P; /* colsCB: CB columns each */
             size_t local = clt__fit_local(ctx, kp, cpu ? 1 : 64);
             size_t global = (size_t)((items + local - 1) / local) * local;
             st = clt__enqueue_kernel(ctx, kp, 1, &global, &local, who);

@@ -6,13 +6,20 @@
 #include "ops/common/launch.h"
 #include "ops/common/strided.h"
 #include "program/program.h"
+#include "tune/dispatch_common.h"
 
 #define RANDOM_FAMILY "random"
 
+/* CPU devices (under every profile, so that the gfx902 profile's random_normal on a CPU gives the
+ * bits of random_normal_cpu): random.cl's rnd_log, and random_normal_cpu with RANDOM_CPU_BLOCKS
+ * Philox blocks per work item. */
+#define RANDOM_CPU_BLOCKS 8
+#define RANDOM_CPU_OPTIONS "-DRND_CPU_W=8"
+
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k)
 {
-    clt_status st = clt__kernel_get(ctx, RANDOM_FAMILY, "", name, k);
-    return st;
+    const char *options = ctx->dev->entry->info.type == CLT_DEVICE_CPU ? RANDOM_CPU_OPTIONS : "";
+    return clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
 }
 
 /* Arguments after the kernel's own: sizes listed with their values. */
@@ -47,6 +54,10 @@ static clt_status fill(const char *who, const char *name, clt_tensor *out, uint6
                    {4, &a},
                    {4, &b}};
     uint64_t per_item = strcmp(name, "random_normal") == 0 ? 2 : 4; /* one Philox block each */
+    if (per_item == 2 && clt__device_class_of(out->ctx) == CLT__CLASS_CPU) {
+        name = "random_normal_cpu"; /* the same numbers, 8 blocks per item in SIMD lanes */
+        per_item = 2 * RANDOM_CPU_BLOCKS;
+    }
     return run(out->ctx, name, count, (count + per_item - 1) / per_item, 7, args, who);
 }
 

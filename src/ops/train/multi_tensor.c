@@ -138,8 +138,8 @@ static clt_status mt_kernel(clt_context *ctx, const char *name, cl_kernel *k, si
     while (wg > 1 && wg * sizeof(float) > ctx->limits.local_mem_budget)
         wg >>= 1;
     for (;;) {
-        char options[32];
-        snprintf(options, sizeof options, "-DWG=%zu", wg);
+        char options[48]; /* CPU-style devices add mt_apply_cpu (kernel_variants.c lists the same) */
+        snprintf(options, sizeof options, "-DWG=%zu%s", wg, clt__cpu_style(ctx) ? " -DMT_CPU=1" : "");
         clt_status st = clt__kernel_get(ctx, MT_FAMILY, options, name, k);
         if (st != CLT_SUCCESS)
             return st;
@@ -156,8 +156,10 @@ static clt_status mt_kernel(clt_context *ctx, const char *name, cl_kernel *k, si
 static clt_status mt_apply(clt_context *ctx, const mt_seg *segs, int nsegs, cl_uint op, cl_float8 s,
                            cl_mem norm, cl_ulong norm_off, const char *who)
 {
+    /* CPU-style devices: mt_apply_cpu, 16 elements of a segment per item (multi_tensor.cl) */
+    const int cpu = clt__cpu_style(ctx);
     cl_kernel k;
-    clt_status st = mt_kernel(ctx, "mt_apply", &k, NULL);
+    clt_status st = mt_kernel(ctx, cpu ? "mt_apply_cpu" : "mt_apply", &k, NULL);
     if (st != CLT_SUCCESS)
         return st;
     cl_mem empty;
@@ -166,11 +168,13 @@ static clt_status mt_apply(clt_context *ctx, const mt_seg *segs, int nsegs, cl_u
     for (int first = 0; first < nsegs; first += SLOTS) {
         int n = nsegs - first < SLOTS ? nsegs - first : SLOTS;
         cl_ulong8 off[ROLES], ends;
-        cl_ulong total = 0;
+        cl_ulong total = 0, items = 0;
         for (int j = 0; j < SLOTS; j++) {
             const mt_seg *g = j < n ? &segs[first + j] : NULL;
-            if (g)
+            if (g) {
                 total += g->count;
+                items += cpu ? (g->count + 15) / 16 : g->count;
+            }
             ends.s[j] = total;
             for (int r = 0; r < ROLES; r++) {
                 cl_mem mem = g && g->t[r] ? g->t[r]->storage->mem : empty;
@@ -192,7 +196,7 @@ static clt_status mt_apply(clt_context *ctx, const mt_seg *segs, int nsegs, cl_u
             (st = clt__set_arg(ctx, k, a++, sizeof op, &op, who)))
             return st;
         size_t local = clt__fit_local(ctx, k, 256);
-        size_t global = (size_t)((total + local - 1) / local) * local;
+        size_t global = (size_t)((items + local - 1) / local) * local;
         if ((st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who)) != CLT_SUCCESS)
             return st;
     }
