@@ -153,8 +153,69 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 /* CPU devices: one work item runs every stage of one transform (batch item b) in turn, the middle
  * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
  * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
- * kernels above stream the whole batch through memory once per stage. Same stage arithmetic. */
+ * kernels above stream the whole batch through memory once per stage. Same stage arithmetic.
+ * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
+ * vectorises only straight-line code across work items, and the items here are whole rows (loops),
+ * so radix-2/4 stages with ns a multiple of 4 on contiguous complex rows (every middle stage) carry
+ * four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts apart. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
+
+/* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
+#define CMUL4(re, im, c, s)                                                                          \
+    do {                                                                                             \
+        float4 t_ = re * c - im * s;                                                                 \
+        im = re * s + im * c;                                                                        \
+        re = t_;                                                                                     \
+    } while (0)
+
+static inline float8 join4(float4 re, float4 im)
+{
+    return (float8)(re.s0, im.s0, re.s1, im.s1, re.s2, im.s2, re.s3, im.s3);
+}
+
+/* the roots tw[m0 + l dm] (l < 4), the sine turned by dir */
+static inline void roots4(global const float2 *tw, idx_t m0, idx_t dm, float dir, float4 *c, float4 *s)
+{
+    float2 a = tw[m0], b = tw[m0 + dm], e = tw[m0 + 2 * dm], d = tw[m0 + 3 * dm];
+    *c = (float4)(a.x, b.x, e.x, d.x);
+    *s = dir * (float4)(a.y, b.y, e.y, d.y);
+}
+
+/* Four radix-4 butterflies k..k+3 of block blk, contiguous complex rows a (from pa) and c (from pc). */
+static inline void row_radix4_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
+                                 idx_t ns, idx_t k, idx_t step, float dir, float sc)
+{
+    float8 x0 = vload8(0, pa), x1 = vload8(0, pa + 2 * m), x2 = vload8(0, pa + 4 * m),
+           x3 = vload8(0, pa + 6 * m);
+    float4 r0 = x0.even, i0 = x0.odd, r1 = x1.even, i1 = x1.odd;
+    float4 r2 = x2.even, i2 = x2.odd, r3 = x3.even, i3 = x3.odd;
+    float4 c, s;
+    roots4(tw, k * step, step, dir, &c, &s);
+    CMUL4(r1, i1, c, s);
+    roots4(tw, 2 * k * step, 2 * step, dir, &c, &s);
+    CMUL4(r2, i2, c, s);
+    roots4(tw, 3 * k * step, 3 * step, dir, &c, &s);
+    CMUL4(r3, i3, c, s);
+    float4 pr = r0 + r2, pi = i0 + i2, qr = r0 - r2, qi = i0 - i2;
+    float4 sr = r1 + r3, si = i1 + i3;
+    float4 tr = -dir * (i1 - i3), ti = dir * (r1 - r3); /* (v1 - v3) times dir i */
+    vstore8(join4(pr + sr, pi + si) * sc, 0, pc);
+    vstore8(join4(qr + tr, qi + ti) * sc, 0, pc + 2 * ns);
+    vstore8(join4(pr - sr, pi - si) * sc, 0, pc + 4 * ns);
+    vstore8(join4(qr - tr, qi - ti) * sc, 0, pc + 6 * ns);
+}
+
+static inline void row_radix2_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
+                                 idx_t ns, idx_t k, idx_t step, float dir, float sc)
+{
+    float8 x0 = vload8(0, pa), x1 = vload8(0, pa + 2 * m);
+    float4 r0 = x0.even, i0 = x0.odd, r1 = x1.even, i1 = x1.odd;
+    float4 c, s;
+    roots4(tw, k * step, step, dir, &c, &s);
+    CMUL4(r1, i1, c, s);
+    vstore8(join4(r0 + r1, i0 + i1) * sc, 0, pc);
+    vstore8(join4(r0 - r1, i0 - i1) * sc, 0, pc + 2 * ns);
+}
 
 kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
@@ -178,53 +239,68 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
                 lb = out_lay;
             idx_t a_base = batch_base(la, b), c_base = batch_base(lb, b);
             float sc = s == stages - 1 ? scale : 1.0f;
-            for (idx_t j = 0; j < m; j++) {
-                idx_t k = j % ns;
-                idx_t out0 = (j / ns) * span + k;
-                if (radix == 4) {
-                    float2 v0 = load_elem(a, la, a_base, n, j);
-                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
-                    float2 v2 = c_mul(load_elem(a, la, a_base, n, j + 2 * m), root(tw, 2 * k * step, dir));
-                    float2 v3 = c_mul(load_elem(a, la, a_base, n, j + 3 * m), root(tw, 3 * k * step, dir));
-                    float2 p = v0 + v2, q = v0 - v2, r = v1 + v3;
-                    float2 t = v1 - v3;
-                    t = (float2)(-dir * t.y, dir * t.x);
-                    store_elem(c, lb, c_base, n, out0, (p + r) * sc);
-                    store_elem(c, lb, c_base, n, out0 + ns, (q + t) * sc);
-                    store_elem(c, lb, c_base, n, out0 + 2 * ns, (p - r) * sc);
-                    store_elem(c, lb, c_base, n, out0 + 3 * ns, (q - t) * sc);
-                } else if (radix == 2) {
-                    float2 v0 = load_elem(a, la, a_base, n, j);
-                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
-                    store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
-                    store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
-                } else if (radix <= ROW_REGS) {
-                    /* odd radices up to ROW_REGS: the inputs once into registers, then the sums */
-                    float2 v[ROW_REGS];
-                    for (idx_t r = 0; r < radix; r++)
-                        v[r] = load_elem(a, la, a_base, n, j + r * m);
-                    for (idx_t q = 0; q < radix; q++) {
-                        idx_t e = k + q * ns, ang = 0;
-                        float2 acc = (float2)(0.0f, 0.0f);
-                        for (idx_t r = 0; r < radix; r++) {
-                            acc += c_mul(v[r], root(tw, ang * step, dir));
-                            ang += e;
-                            if (ang >= span)
-                                ang -= span;
+            int lanes = (radix == 4 || radix == 2) && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 &&
+                        lb.s1 == 1 && lb.s7 == 0;
+            idx_t out_blk = 0;
+            for (idx_t blk = 0; blk < m; blk += ns, out_blk += span) {
+                if (lanes) {
+                    global const float *pa = a + 2 * (a_base + blk);
+                    global float *pc = c + 2 * (c_base + out_blk);
+                    if (radix == 4)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_radix4_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    else
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    continue;
+                }
+                for (idx_t k = 0; k < ns; k++) {
+                    idx_t j = blk + k, out0 = out_blk + k;
+                    if (radix == 4) {
+                        float2 v0 = load_elem(a, la, a_base, n, j);
+                        float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                        float2 v2 = c_mul(load_elem(a, la, a_base, n, j + 2 * m), root(tw, 2 * k * step, dir));
+                        float2 v3 = c_mul(load_elem(a, la, a_base, n, j + 3 * m), root(tw, 3 * k * step, dir));
+                        float2 p = v0 + v2, q = v0 - v2, r = v1 + v3;
+                        float2 t = v1 - v3;
+                        t = (float2)(-dir * t.y, dir * t.x);
+                        store_elem(c, lb, c_base, n, out0, (p + r) * sc);
+                        store_elem(c, lb, c_base, n, out0 + ns, (q + t) * sc);
+                        store_elem(c, lb, c_base, n, out0 + 2 * ns, (p - r) * sc);
+                        store_elem(c, lb, c_base, n, out0 + 3 * ns, (q - t) * sc);
+                    } else if (radix == 2) {
+                        float2 v0 = load_elem(a, la, a_base, n, j);
+                        float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                        store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
+                        store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
+                    } else if (radix <= ROW_REGS) {
+                        /* odd radices up to ROW_REGS: the inputs once into registers, then the sums */
+                        float2 v[ROW_REGS];
+                        for (idx_t r = 0; r < radix; r++)
+                            v[r] = load_elem(a, la, a_base, n, j + r * m);
+                        for (idx_t q = 0; q < radix; q++) {
+                            idx_t e = k + q * ns, ang = 0;
+                            float2 acc = (float2)(0.0f, 0.0f);
+                            for (idx_t r = 0; r < radix; r++) {
+                                acc += c_mul(v[r], root(tw, ang * step, dir));
+                                ang += e;
+                                if (ang >= span)
+                                    ang -= span;
+                            }
+                            store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                         }
-                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
-                    }
-                } else {
-                    for (idx_t q = 0; q < radix; q++) {
-                        idx_t e = k + q * ns, ang = 0;
-                        float2 acc = (float2)(0.0f, 0.0f);
-                        for (idx_t r = 0; r < radix; r++) {
-                            acc += c_mul(load_elem(a, la, a_base, n, j + r * m), root(tw, ang * step, dir));
-                            ang += e;
-                            if (ang >= span)
-                                ang -= span;
+                    } else {
+                        for (idx_t q = 0; q < radix; q++) {
+                            idx_t e = k + q * ns, ang = 0;
+                            float2 acc = (float2)(0.0f, 0.0f);
+                            for (idx_t r = 0; r < radix; r++) {
+                                acc += c_mul(load_elem(a, la, a_base, n, j + r * m), root(tw, ang * step, dir));
+                                ang += e;
+                                if (ang >= span)
+                                    ang -= span;
+                            }
+                            store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                         }
-                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                     }
                 }
             }
