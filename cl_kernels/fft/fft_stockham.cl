@@ -156,8 +156,9 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
  * kernels above stream the whole batch through memory once per stage. Same stage arithmetic.
  * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
  * vectorises only straight-line code across work items, and the items here are whole rows (loops),
- * so radix-2/4 stages with ns a multiple of 4 on contiguous complex rows (every middle stage) carry
- * four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts apart. */
+ * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
+ * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
+ * apart. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -217,6 +218,38 @@ static inline void row_radix2_x4(global const float *pa, global float *pc, globa
     vstore8(join4(r0 - r1, i0 - i1) * sc, 0, pc + 2 * ns);
 }
 
+/* Four butterflies k..k+3 of any radix up to ROW_REGS (the odd ones): the inputs twisted into
+ * registers, then each output as the direct sum over the radix-th roots tw[(r q mod radix) n / radix]. */
+static inline void row_any_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t n,
+                              idx_t m, idx_t ns, idx_t k, idx_t step, int radix, float dir, float sc)
+{
+    float4 vr[ROW_REGS], vi[ROW_REGS];
+    for (int r = 0; r < radix; r++) {
+        float8 x = vload8(0, pa + 2 * r * m);
+        vr[r] = x.even;
+        vi[r] = x.odd;
+        if (r > 0) {
+            float4 c, s;
+            roots4(tw, r * k * step, r * step, dir, &c, &s);
+            CMUL4(vr[r], vi[r], c, s);
+        }
+    }
+    idx_t unit = n / radix;
+    for (int q = 0; q < radix; q++) {
+        float4 ar = vr[0], ai = vi[0];
+        int e = 0; /* r q mod radix */
+        for (int r = 1; r < radix; r++) {
+            e += q;
+            if (e >= radix)
+                e -= radix;
+            float2 w = root(tw, e * unit, dir);
+            ar += vr[r] * w.x - vi[r] * w.y;
+            ai += vr[r] * w.y + vi[r] * w.x;
+        }
+        vstore8(join4(ar, ai) * sc, 0, pc + 2 * q * ns);
+    }
+}
+
 kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
@@ -239,8 +272,8 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
                 lb = out_lay;
             idx_t a_base = batch_base(la, b), c_base = batch_base(lb, b);
             float sc = s == stages - 1 ? scale : 1.0f;
-            int lanes = (radix == 4 || radix == 2) && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 &&
-                        lb.s1 == 1 && lb.s7 == 0;
+            int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
+                        lb.s7 == 0;
             idx_t out_blk = 0;
             for (idx_t blk = 0; blk < m; blk += ns, out_blk += span) {
                 if (lanes) {
@@ -249,9 +282,12 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
                     if (radix == 4)
                         for (idx_t k = 0; k < ns; k += 4)
                             row_radix4_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
-                    else
+                    else if (radix == 2)
                         for (idx_t k = 0; k < ns; k += 4)
                             row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    else
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_any_x4(pa + 2 * k, pc + 2 * k, tw, n, m, ns, k, step, (int)radix, dir, sc);
                     continue;
                 }
                 for (idx_t k = 0; k < ns; k++) {
