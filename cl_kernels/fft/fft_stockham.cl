@@ -158,7 +158,7 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
  * vectorises only straight-line code across work items, and the items here are whole rows (loops),
  * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
  * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
- * apart. */
+ * apart; a contiguous first stage (ns = 1) carries butterflies j..j+3, the rest of m / 4 one by one. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -250,6 +250,52 @@ static inline void row_any_x4(global const float *pa, global float *pc, global c
     }
 }
 
+/* Output q of the four first-stage butterflies j..j+3 (ns = 1): element (j + l) radix + q of pc's row. */
+static inline void store_first4(global float *pc, int radix, int q, float4 re, float4 im)
+{
+    vstore2((float2)(re.s0, im.s0), 0, pc + 2 * q);
+    vstore2((float2)(re.s1, im.s1), 0, pc + 2 * (radix + q));
+    vstore2((float2)(re.s2, im.s2), 0, pc + 2 * (2 * radix + q));
+    vstore2((float2)(re.s3, im.s3), 0, pc + 2 * (3 * radix + q));
+}
+
+/* The first stage (ns = 1: every twiddle 1, butterfly j writes j radix .. j radix + radix - 1) for
+ * four butterflies j..j+3: contiguous loads in lanes, the outputs scattered by lane. */
+static inline void row_first_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t n,
+                                idx_t m, int radix, float dir, float sc)
+{
+    float4 vr[ROW_REGS], vi[ROW_REGS];
+    for (int r = 0; r < radix; r++) {
+        float8 x = vload8(0, pa + 2 * r * m);
+        vr[r] = x.even;
+        vi[r] = x.odd;
+    }
+    if (radix == 4) {
+        float4 pr = vr[0] + vr[2], pi = vi[0] + vi[2], qr = vr[0] - vr[2], qi = vi[0] - vi[2];
+        float4 sr = vr[1] + vr[3], si = vi[1] + vi[3];
+        float4 tr = -dir * (vi[1] - vi[3]), ti = dir * (vr[1] - vr[3]);
+        store_first4(pc, 4, 0, (pr + sr) * sc, (pi + si) * sc);
+        store_first4(pc, 4, 1, (qr + tr) * sc, (qi + ti) * sc);
+        store_first4(pc, 4, 2, (pr - sr) * sc, (pi - si) * sc);
+        store_first4(pc, 4, 3, (qr - tr) * sc, (qi - ti) * sc);
+        return;
+    }
+    idx_t unit = n / radix;
+    for (int q = 0; q < radix; q++) {
+        float4 ar = vr[0], ai = vi[0];
+        int e = 0; /* r q mod radix */
+        for (int r = 1; r < radix; r++) {
+            e += q;
+            if (e >= radix)
+                e -= radix;
+            float2 w = root(tw, e * unit, dir);
+            ar += vr[r] * w.x - vi[r] * w.y;
+            ai += vr[r] * w.y + vi[r] * w.x;
+        }
+        store_first4(pc, radix, q, ar * sc, ai * sc);
+    }
+}
+
 kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
@@ -274,8 +320,13 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
             float sc = s == stages - 1 ? scale : 1.0f;
             int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
                         lb.s7 == 0;
-            idx_t out_blk = 0;
-            for (idx_t blk = 0; blk < m; blk += ns, out_blk += span) {
+            idx_t blk0 = 0;
+            if (ns == 1 && radix <= ROW_REGS && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 && lb.s7 == 0)
+                for (; blk0 + 4 <= m; blk0 += 4)
+                    row_first_x4(a + 2 * (a_base + blk0), c + 2 * (c_base + blk0 * radix), tw, n, m,
+                                 (int)radix, dir, sc);
+            idx_t out_blk = blk0 * radix; /* ns = 1 when blk0 > 0; the rest one by one */
+            for (idx_t blk = blk0; blk < m; blk += ns, out_blk += span) {
                 if (lanes) {
                     global const float *pa = a + 2 * (a_base + blk);
                     global float *pc = c + 2 * (c_base + out_blk);
