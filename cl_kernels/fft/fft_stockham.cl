@@ -158,7 +158,8 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
  * vectorises only straight-line code across work items, and the items here are whole rows (loops),
  * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
  * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
- * apart; a contiguous first stage (ns = 1) carries butterflies j..j+3, the rest of m / 4 one by one. */
+ * apart; a contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
+ * m / 4 one by one. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -261,11 +262,16 @@ static inline void store_first4(global float *pc, int radix, int q, float4 re, f
 
 /* The first stage (ns = 1: every twiddle 1, butterfly j writes j radix .. j radix + radix - 1) for
  * four butterflies j..j+3: contiguous loads in lanes, the outputs scattered by lane. */
-static inline void row_first_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t n,
-                                idx_t m, int radix, float dir, float sc)
+static inline void row_first_x4(global const float *pa, int real, global float *pc, global const float2 *tw,
+                                idx_t n, idx_t m, int radix, float dir, float sc)
 {
     float4 vr[ROW_REGS], vi[ROW_REGS];
     for (int r = 0; r < radix; r++) {
+        if (real) { /* real input (read mode 1): pa points at floats, the imaginary parts are 0 */
+            vr[r] = vload4(0, pa + r * m);
+            vi[r] = (float4)(0.0f);
+            continue;
+        }
         float8 x = vload8(0, pa + 2 * r * m);
         vr[r] = x.even;
         vi[r] = x.odd;
@@ -321,10 +327,12 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
             int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
                         lb.s7 == 0;
             idx_t blk0 = 0;
-            if (ns == 1 && radix <= ROW_REGS && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 && lb.s7 == 0)
+            if (ns == 1 && radix <= ROW_REGS && la.s1 == 1 && la.s7 <= 1 && lb.s1 == 1 && lb.s7 == 0) {
+                int real = la.s7 == 1;
                 for (; blk0 + 4 <= m; blk0 += 4)
-                    row_first_x4(a + 2 * (a_base + blk0), c + 2 * (c_base + blk0 * radix), tw, n, m,
-                                 (int)radix, dir, sc);
+                    row_first_x4(a + (2 - real) * (a_base + blk0), real, c + 2 * (c_base + blk0 * radix), tw,
+                                 n, m, (int)radix, dir, sc);
+            }
             idx_t out_blk = blk0 * radix; /* ns = 1 when blk0 > 0; the rest one by one */
             for (idx_t blk = blk0; blk < m; blk += ns, out_blk += span) {
                 if (lanes) {
