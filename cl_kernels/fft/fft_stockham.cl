@@ -153,8 +153,154 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 /* CPU devices: one work item runs every stage of one transform (batch item b) in turn, the middle
  * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
  * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
- * kernels above stream the whole batch through memory once per stage. Same stage arithmetic. */
+ * kernels above stream the whole batch through memory once per stage. Same stage arithmetic.
+ * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
+ * vectorises only straight-line code across work items, and the items here are whole rows (loops),
+ * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
+ * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
+ * apart; a contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
+ * m / 4 one by one. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
+
+/* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
+#define CMUL4(re, im, c, s)                                                                          \
+    do {                                                                                             \
+        float4 t_ = re * c - im * s;                                                                 \
+        im = re * s + im * c;                                                                        \
+        re = t_;                                                                                     \
+    } while (0)
+
+static inline float8 join4(float4 re, float4 im)
+{
+    return (float8)(re.s0, im.s0, re.s1, im.s1, re.s2, im.s2, re.s3, im.s3);
+}
+
+/* the roots tw[m0 + l dm] (l < 4), the sine turned by dir */
+static inline void roots4(global const float2 *tw, idx_t m0, idx_t dm, float dir, float4 *c, float4 *s)
+{
+    float2 a = tw[m0], b = tw[m0 + dm], e = tw[m0 + 2 * dm], d = tw[m0 + 3 * dm];
+    *c = (float4)(a.x, b.x, e.x, d.x);
+    *s = dir * (float4)(a.y, b.y, e.y, d.y);
+}
+
+/* Four radix-4 butterflies k..k+3 of block blk, contiguous complex rows a (from pa) and c (from pc). */
+static inline void row_radix4_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
+                                 idx_t ns, idx_t k, idx_t step, float dir, float sc)
+{
+    float8 x0 = vload8(0, pa), x1 = vload8(0, pa + 2 * m), x2 = vload8(0, pa + 4 * m),
+           x3 = vload8(0, pa + 6 * m);
+    float4 r0 = x0.even, i0 = x0.odd, r1 = x1.even, i1 = x1.odd;
+    float4 r2 = x2.even, i2 = x2.odd, r3 = x3.even, i3 = x3.odd;
+    float4 c, s;
+    roots4(tw, k * step, step, dir, &c, &s);
+    CMUL4(r1, i1, c, s);
+    roots4(tw, 2 * k * step, 2 * step, dir, &c, &s);
+    CMUL4(r2, i2, c, s);
+    roots4(tw, 3 * k * step, 3 * step, dir, &c, &s);
+    CMUL4(r3, i3, c, s);
+    float4 pr = r0 + r2, pi = i0 + i2, qr = r0 - r2, qi = i0 - i2;
+    float4 sr = r1 + r3, si = i1 + i3;
+    float4 tr = -dir * (i1 - i3), ti = dir * (r1 - r3); /* (v1 - v3) times dir i */
+    vstore8(join4(pr + sr, pi + si) * sc, 0, pc);
+    vstore8(join4(qr + tr, qi + ti) * sc, 0, pc + 2 * ns);
+    vstore8(join4(pr - sr, pi - si) * sc, 0, pc + 4 * ns);
+    vstore8(join4(qr - tr, qi - ti) * sc, 0, pc + 6 * ns);
+}
+
+static inline void row_radix2_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
+                                 idx_t ns, idx_t k, idx_t step, float dir, float sc)
+{
+    float8 x0 = vload8(0, pa), x1 = vload8(0, pa + 2 * m);
+    float4 r0 = x0.even, i0 = x0.odd, r1 = x1.even, i1 = x1.odd;
+    float4 c, s;
+    roots4(tw, k * step, step, dir, &c, &s);
+    CMUL4(r1, i1, c, s);
+    vstore8(join4(r0 + r1, i0 + i1) * sc, 0, pc);
+    vstore8(join4(r0 - r1, i0 - i1) * sc, 0, pc + 2 * ns);
+}
+
+/* Four butterflies k..k+3 of any radix up to ROW_REGS (the odd ones): the inputs twisted into
+ * registers, then each output as the direct sum over the radix-th roots tw[(r q mod radix) n / radix]. */
+static inline void row_any_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t n,
+                              idx_t m, idx_t ns, idx_t k, idx_t step, int radix, float dir, float sc)
+{
+    float4 vr[ROW_REGS], vi[ROW_REGS];
+    for (int r = 0; r < radix; r++) {
+        float8 x = vload8(0, pa + 2 * r * m);
+        vr[r] = x.even;
+        vi[r] = x.odd;
+        if (r > 0) {
+            float4 c, s;
+            roots4(tw, r * k * step, r * step, dir, &c, &s);
+            CMUL4(vr[r], vi[r], c, s);
+        }
+    }
+    idx_t unit = n / radix;
+    for (int q = 0; q < radix; q++) {
+        float4 ar = vr[0], ai = vi[0];
+        int e = 0; /* r q mod radix */
+        for (int r = 1; r < radix; r++) {
+            e += q;
+            if (e >= radix)
+                e -= radix;
+            float2 w = root(tw, e * unit, dir);
+            ar += vr[r] * w.x - vi[r] * w.y;
+            ai += vr[r] * w.y + vi[r] * w.x;
+        }
+        vstore8(join4(ar, ai) * sc, 0, pc + 2 * q * ns);
+    }
+}
+
+/* Output q of the four first-stage butterflies j..j+3 (ns = 1): element (j + l) radix + q of pc's row. */
+static inline void store_first4(global float *pc, int radix, int q, float4 re, float4 im)
+{
+    vstore2((float2)(re.s0, im.s0), 0, pc + 2 * q);
+    vstore2((float2)(re.s1, im.s1), 0, pc + 2 * (radix + q));
+    vstore2((float2)(re.s2, im.s2), 0, pc + 2 * (2 * radix + q));
+    vstore2((float2)(re.s3, im.s3), 0, pc + 2 * (3 * radix + q));
+}
+
+/* The first stage (ns = 1: every twiddle 1, butterfly j writes j radix .. j radix + radix - 1) for
+ * four butterflies j..j+3: contiguous loads in lanes, the outputs scattered by lane. */
+static inline void row_first_x4(global const float *pa, int real, global float *pc, global const float2 *tw,
+                                idx_t n, idx_t m, int radix, float dir, float sc)
+{
+    float4 vr[ROW_REGS], vi[ROW_REGS];
+    for (int r = 0; r < radix; r++) {
+        if (real) { /* real input (read mode 1): pa points at floats, the imaginary parts are 0 */
+            vr[r] = vload4(0, pa + r * m);
+            vi[r] = (float4)(0.0f);
+            continue;
+        }
+        float8 x = vload8(0, pa + 2 * r * m);
+        vr[r] = x.even;
+        vi[r] = x.odd;
+    }
+    if (radix == 4) {
+        float4 pr = vr[0] + vr[2], pi = vi[0] + vi[2], qr = vr[0] - vr[2], qi = vi[0] - vi[2];
+        float4 sr = vr[1] + vr[3], si = vi[1] + vi[3];
+        float4 tr = -dir * (vi[1] - vi[3]), ti = dir * (vr[1] - vr[3]);
+        store_first4(pc, 4, 0, (pr + sr) * sc, (pi + si) * sc);
+        store_first4(pc, 4, 1, (qr + tr) * sc, (qi + ti) * sc);
+        store_first4(pc, 4, 2, (pr - sr) * sc, (pi - si) * sc);
+        store_first4(pc, 4, 3, (qr - tr) * sc, (qi - ti) * sc);
+        return;
+    }
+    idx_t unit = n / radix;
+    for (int q = 0; q < radix; q++) {
+        float4 ar = vr[0], ai = vi[0];
+        int e = 0; /* r q mod radix */
+        for (int r = 1; r < radix; r++) {
+            e += q;
+            if (e >= radix)
+                e -= radix;
+            float2 w = root(tw, e * unit, dir);
+            ar += vr[r] * w.x - vi[r] * w.y;
+            ai += vr[r] * w.y + vi[r] * w.x;
+        }
+        store_first4(pc, radix, q, ar * sc, ai * sc);
+    }
+}
 
 kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
@@ -178,53 +324,78 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
                 lb = out_lay;
             idx_t a_base = batch_base(la, b), c_base = batch_base(lb, b);
             float sc = s == stages - 1 ? scale : 1.0f;
-            for (idx_t j = 0; j < m; j++) {
-                idx_t k = j % ns;
-                idx_t out0 = (j / ns) * span + k;
-                if (radix == 4) {
-                    float2 v0 = load_elem(a, la, a_base, n, j);
-                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
-                    float2 v2 = c_mul(load_elem(a, la, a_base, n, j + 2 * m), root(tw, 2 * k * step, dir));
-                    float2 v3 = c_mul(load_elem(a, la, a_base, n, j + 3 * m), root(tw, 3 * k * step, dir));
-                    float2 p = v0 + v2, q = v0 - v2, r = v1 + v3;
-                    float2 t = v1 - v3;
-                    t = (float2)(-dir * t.y, dir * t.x);
-                    store_elem(c, lb, c_base, n, out0, (p + r) * sc);
-                    store_elem(c, lb, c_base, n, out0 + ns, (q + t) * sc);
-                    store_elem(c, lb, c_base, n, out0 + 2 * ns, (p - r) * sc);
-                    store_elem(c, lb, c_base, n, out0 + 3 * ns, (q - t) * sc);
-                } else if (radix == 2) {
-                    float2 v0 = load_elem(a, la, a_base, n, j);
-                    float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
-                    store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
-                    store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
-                } else if (radix <= ROW_REGS) {
-                    /* odd radices up to ROW_REGS: the inputs once into registers, then the sums */
-                    float2 v[ROW_REGS];
-                    for (idx_t r = 0; r < radix; r++)
-                        v[r] = load_elem(a, la, a_base, n, j + r * m);
-                    for (idx_t q = 0; q < radix; q++) {
-                        idx_t e = k + q * ns, ang = 0;
-                        float2 acc = (float2)(0.0f, 0.0f);
-                        for (idx_t r = 0; r < radix; r++) {
-                            acc += c_mul(v[r], root(tw, ang * step, dir));
-                            ang += e;
-                            if (ang >= span)
-                                ang -= span;
+            int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
+                        lb.s7 == 0;
+            idx_t blk0 = 0;
+            if (ns == 1 && radix <= ROW_REGS && la.s1 == 1 && la.s7 <= 1 && lb.s1 == 1 && lb.s7 == 0) {
+                int real = la.s7 == 1;
+                for (; blk0 + 4 <= m; blk0 += 4)
+                    row_first_x4(a + (2 - real) * (a_base + blk0), real, c + 2 * (c_base + blk0 * radix), tw,
+                                 n, m, (int)radix, dir, sc);
+            }
+            idx_t out_blk = blk0 * radix; /* ns = 1 when blk0 > 0; the rest one by one */
+            for (idx_t blk = blk0; blk < m; blk += ns, out_blk += span) {
+                if (lanes) {
+                    global const float *pa = a + 2 * (a_base + blk);
+                    global float *pc = c + 2 * (c_base + out_blk);
+                    if (radix == 4)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_radix4_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    else if (radix == 2)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    else
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_any_x4(pa + 2 * k, pc + 2 * k, tw, n, m, ns, k, step, (int)radix, dir, sc);
+                    continue;
+                }
+                for (idx_t k = 0; k < ns; k++) {
+                    idx_t j = blk + k, out0 = out_blk + k;
+                    if (radix == 4) {
+                        float2 v0 = load_elem(a, la, a_base, n, j);
+                        float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                        float2 v2 = c_mul(load_elem(a, la, a_base, n, j + 2 * m), root(tw, 2 * k * step, dir));
+                        float2 v3 = c_mul(load_elem(a, la, a_base, n, j + 3 * m), root(tw, 3 * k * step, dir));
+                        float2 p = v0 + v2, q = v0 - v2, r = v1 + v3;
+                        float2 t = v1 - v3;
+                        t = (float2)(-dir * t.y, dir * t.x);
+                        store_elem(c, lb, c_base, n, out0, (p + r) * sc);
+                        store_elem(c, lb, c_base, n, out0 + ns, (q + t) * sc);
+                        store_elem(c, lb, c_base, n, out0 + 2 * ns, (p - r) * sc);
+                        store_elem(c, lb, c_base, n, out0 + 3 * ns, (q - t) * sc);
+                    } else if (radix == 2) {
+                        float2 v0 = load_elem(a, la, a_base, n, j);
+                        float2 v1 = c_mul(load_elem(a, la, a_base, n, j + m), root(tw, k * step, dir));
+                        store_elem(c, lb, c_base, n, out0, (v0 + v1) * sc);
+                        store_elem(c, lb, c_base, n, out0 + ns, (v0 - v1) * sc);
+                    } else if (radix <= ROW_REGS) {
+                        /* odd radices up to ROW_REGS: the inputs once into registers, then the sums */
+                        float2 v[ROW_REGS];
+                        for (idx_t r = 0; r < radix; r++)
+                            v[r] = load_elem(a, la, a_base, n, j + r * m);
+                        for (idx_t q = 0; q < radix; q++) {
+                            idx_t e = k + q * ns, ang = 0;
+                            float2 acc = (float2)(0.0f, 0.0f);
+                            for (idx_t r = 0; r < radix; r++) {
+                                acc += c_mul(v[r], root(tw, ang * step, dir));
+                                ang += e;
+                                if (ang >= span)
+                                    ang -= span;
+                            }
+                            store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                         }
-                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
-                    }
-                } else {
-                    for (idx_t q = 0; q < radix; q++) {
-                        idx_t e = k + q * ns, ang = 0;
-                        float2 acc = (float2)(0.0f, 0.0f);
-                        for (idx_t r = 0; r < radix; r++) {
-                            acc += c_mul(load_elem(a, la, a_base, n, j + r * m), root(tw, ang * step, dir));
-                            ang += e;
-                            if (ang >= span)
-                                ang -= span;
+                    } else {
+                        for (idx_t q = 0; q < radix; q++) {
+                            idx_t e = k + q * ns, ang = 0;
+                            float2 acc = (float2)(0.0f, 0.0f);
+                            for (idx_t r = 0; r < radix; r++) {
+                                acc += c_mul(load_elem(a, la, a_base, n, j + r * m), root(tw, ang * step, dir));
+                                ang += e;
+                                if (ang >= span)
+                                    ang -= span;
+                            }
+                            store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                         }
-                        store_elem(c, lb, c_base, n, out0 + q * ns, acc * sc);
                     }
                 }
             }

@@ -330,6 +330,21 @@ START_TEST(test_strided)
     fft_case c4 = {.kind = CLT_FFT_C2R, .dir = 1, .rank = 2, .n = {6, 10}, .batch = 3,
                    .in_stride = {7, 1}, .in_dist = 45, .out_stride = {1, 6}, .out_dist = 70};
     run_case(ctx, &c4);
+    /* CPU row kernel: strided first and last stages around contiguous middle stages in float4 lanes
+     * (64 = 4 4 4; 1000 = 4 2 5 5 5; 68 = 4 17, radix 17 in lanes; 148 = 4 37, radix 37 past the
+     * lane registers), single transforms and a batch */
+    static const int64_t lane_n[] = {64, 1000, 68, 148};
+    for (size_t i = 0; i < sizeof lane_n / sizeof lane_n[0]; i++) {
+        fft_case c = {.kind = CLT_FFT_C2C, .dir = i % 2 ? 1 : -1, .rank = 1, .n = {lane_n[i]}, .batch = 1,
+                      .in_stride = {3}, .out_stride = {2}, .in_dist = 3 * lane_n[i] + 1,
+                      .out_dist = 2 * lane_n[i] + 3};
+        run_case(ctx, &c);
+        c.batch = 3;
+        c.in_stride[0] = c.out_stride[0] = 1;
+        c.in_dist = lane_n[i] + 5;
+        c.out_dist = lane_n[i];
+        run_case(ctx, &c);
+    }
     /* 3-D transposed axes */
     fft_case c5 = {.kind = CLT_FFT_C2C, .dir = 1, .rank = 3, .n = {3, 4, 5}, .batch = 2,
                    .in_stride = {1, 3, 12}, .in_dist = 60, .out_stride = {20, 5, 1}, .out_dist = 61};

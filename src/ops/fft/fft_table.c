@@ -3,14 +3,21 @@
  * fft bench suite.
  *   GPU (NVIDIA, AMD, Intel): VkFFT first (cuFFT parity on the H200 for powers of two and 2-D/3-D,
  *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
- *   CPU (POCL): VkFFT when every axis is at most CPU_VKFFT_MAX_AXIS long and has no prime factor
- *     above 13 (VkFFT's Bluestein path is slower than our direct odd radices there), else ours. Measured
+ *   CPU (POCL): the first rule, before fft_rows had lanes: VkFFT when every axis is at most
+ *     CPU_VKFFT_MAX_AXIS long and has no prime factor above 13 (VkFFT's Bluestein path is slower
+ *     than our direct odd radices there), else ours. Measured
  *     on POCL (2 shared cores, load ~5; clt-bench --suite fft --impl ours vs --impl vkfft, ms):
  *     batched 1-D 256: 125 vs 72, 1000: 413 vs 105, 4096: 193 vs 130, 8192: 247 vs 191,
  *     rfft2/16x512x512: 220 vs 102, fft3_c2c/128: 187 vs 103, FNO spectral conv 124 vs 81; but
  *     fft_c2c/65536x64 209 vs 418 and batched 85 344 vs 486. VkFFT 1.2.26 also sizes its kernels
  *     from POCL's 2 MiB "local memory" and crashed on a single 2^18 transform there: long axes stay
- *     with our kernels. */
+ *     with our kernels.
+ *     Since fft_rows runs its stages in float4 lanes (the first one included), ours leads everywhere
+ *     but on the real transforms of rank 2-3, which keep the rule above. Fastest of 1-3 runs, load
+ *     3.8-4.4, ms, ours vs vkfft: fft_c2c/1024x4096 22 vs 44, 4096x1024 19 vs 59, 65536x64 29 vs 260,
+ *     batched 64-8192 10-23 vs 28-92, 1000 40 vs 43, 1536 17 vs 45, 85 97 vs 193 (vkfft forced),
+ *     fft3_c2c/128 49 vs 59; but rfft2/64x256x256 52 vs 39, rfft2/16x512x512 50 vs 41, irfft2 46 vs
+ *     55 and 55 vs 55, FNO spectral conv (64x64 rfft2 + irfft2) 36 vs 29. */
 #include <string.h>
 
 #include "ops/fft/fft_plan.h"
@@ -24,7 +31,8 @@ int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_
         int short_axes = 1;
         for (int a = 0; a < key->rank; a++)
             short_axes &= key->n[a] <= CPU_VKFFT_MAX_AXIS && clt__fft_largest_prime(key->n[a]) <= 13;
-        if (short_axes && clt__fft_vkfft_available())
+        int real_nd = key->rank >= 2 && key->kind != CLT_FFT_C2C;
+        if (short_axes && real_nd && clt__fft_vkfft_available())
             order[count++] = CLT_FFT_VKFFT;
         order[count++] = CLT_FFT_OURS;
         return count;
