@@ -70,7 +70,7 @@ static inline void store_elem(global float *dst, long8 L, idx_t base, idx_t n, i
 
 /* Any radix: item (b, j, q) computes output q of butterfly j as one sum of R twisted terms;
  * term r carries w^(r k) exp(dir 2 pi i r q / R) = exp(dir 2 pi i r (k + q ns) / (ns R)). */
-kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
+__kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                       global const float2 *tw, long n_, long ns_, long radix_, long batch, float dir,
                       float scale)
 {
@@ -102,7 +102,7 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 /* Multiply by dir * i (a quarter turn in the transform's direction). */
 static inline float2 turn(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
 
-kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
+__kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                       global const float2 *tw, long n_, long ns_, long radix_, long batch, float dir,
                       float scale)
 {
@@ -150,6 +150,11 @@ kernel void fft_stage(global const float *src, long8 in_lay, global float *dst, 
 
 #endif
 
+#ifndef FFT_ROWS
+#define FFT_ROWS 0 /* 1: also fft_rows below (CPU devices only; its private rows would live in scratch
+                      memory on a GPU, so GPU builds leave it out) */
+#endif
+#if FFT_ROWS
 /* CPU devices: one work item runs every stage of one transform (batch item b) in turn, the middle
  * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
  * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
@@ -302,7 +307,7 @@ static inline void row_first_x4(global const float *pa, int real, global float *
     }
 }
 
-kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
+__kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
 {
@@ -403,3 +408,4 @@ kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, l
         }
     }
 }
+#endif /* FFT_ROWS */

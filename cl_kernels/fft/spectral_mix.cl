@@ -28,7 +28,7 @@ static inline long corner_row(long h, long H, long m1, long *corner)
     return -1;
 }
 
-kernel void spectral_mix(global const float2 *x, long x_off, global const float2 *w, long w_off,
+__kernel void spectral_mix(global const float2 *x, long x_off, global const float2 *w, long w_off,
                          global float2 *out, long out_off, long B, long I, long O, long H, long Wf,
                          long m1, long m2)
 {
@@ -52,7 +52,7 @@ kernel void spectral_mix(global const float2 *x, long x_off, global const float2
 }
 
 /* dx[b,i,h,k] = sum_o dout[b,o,h,k] conj(w[c,i,o,hm,k]) */
-kernel void spectral_mix_dx(global const float2 *w, long w_off, global const float2 *dout, long g_off,
+__kernel void spectral_mix_dx(global const float2 *w, long w_off, global const float2 *dout, long g_off,
                             global float2 *dx, long dx_off, long B, long I, long O, long H, long Wf,
                             long m1, long m2)
 {
@@ -77,7 +77,7 @@ kernel void spectral_mix_dx(global const float2 *w, long w_off, global const flo
 }
 
 /* dw[c,i,o,hm,k] = sum_b conj(x[b,i,h,k]) dout[b,o,h,k] */
-kernel void spectral_mix_dw(global const float2 *x, long x_off, global const float2 *dout, long g_off,
+__kernel void spectral_mix_dw(global const float2 *x, long x_off, global const float2 *dout, long g_off,
                             global float2 *dw, long dw_off, long B, long I, long O, long H, long Wf,
                             long m1, long m2)
 {

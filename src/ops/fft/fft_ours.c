@@ -237,10 +237,11 @@ static cl_long8 to_long8(const int64_t *lay, int64_t offset)
 
 static int special_radix(int r) { return r == 2 || r == 3 || r == 4 || r == 5 || r == 7; }
 
-static void stage_options(char *options, size_t size, int radix, int idx32)
+/* rows: the program also holds fft_rows (CPU devices; see FFT_ROWS in fft_stockham.cl). */
+static void stage_options(char *options, size_t size, int radix, int idx32, int rows)
 {
-    snprintf(options, size, "-DFFT_RADIX=%d -DFFT_IDX=%s", special_radix(radix) ? radix : 0,
-             idx32 ? "int" : "long");
+    snprintf(options, size, "-DFFT_RADIX=%d -DFFT_IDX=%s%s", special_radix(radix) ? radix : 0,
+             idx32 ? "int" : "long", rows ? " -DFFT_ROWS=1" : "");
 }
 
 static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, cl_mem dst,
@@ -249,7 +250,7 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
 {
     int special = special_radix(radix);
     char options[48];
-    stage_options(options, sizeof options, radix, idx32);
+    stage_options(options, sizeof options, radix, idx32, 0);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
     if (st != CLT_SUCCESS)
@@ -277,7 +278,7 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
                               float scale, int idx32, const char *who)
 {
     char options[48];
-    stage_options(options, sizeof options, 0, idx32);
+    stage_options(options, sizeof options, 0, idx32, 1);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_rows", &k);
     if (st != CLT_SUCCESS)
@@ -311,7 +312,7 @@ static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx
         for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
             int r = rows ? 0 : j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
             char options[48];
-            stage_options(options, sizeof options, r, idx32);
+            stage_options(options, sizeof options, r, idx32, rows);
             cl_kernel k;
             clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, rows ? "fft_rows" : "fft_stage", &k);
             if (st != CLT_SUCCESS)
