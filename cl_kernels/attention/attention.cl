@@ -345,3 +345,95 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
         STORE4(dva[c], dv, dv_off, krow + c);
     }
 }
+
+#ifndef ATT_CPU
+#define ATT_CPU 0
+#endif
+#if ATT_CPU
+/* attention_fwd_cpu (CPU devices only, -DATT_CPU=1): the forward pass with one query row per item
+ * and no local memory or barriers. POCL runs a group as a loop over its items; across a barrier
+ * every item's q and accumulator (2 * ATT_D floats) round-trip through memory, and the staged key
+ * tile buys nothing on a CPU whose caches already hold K and V. Here each item streams its keys
+ * straight from K and V in blocks of 16 (the block's scores, then its exponentials as one float16,
+ * one rescale per block; ATT_BN is not used), with its q and accumulator as float16 vectors that
+ * the unrolled head-dim loops keep in registers. A causal row stops at its own last key. Same per-row order every run: deterministic. */
+#define D16 (ATT_D / 16)
+
+static inline float hsum16(float16 a)
+{
+    float8 b = a.lo + a.hi;
+    float4 c = b.lo + b.hi;
+    return (c.x + c.y) + (c.z + c.w);
+}
+
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_fwd_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                  __global const float *v, ulong v_off, __global float *out, ulong out_off,
+                  __global float *lse, ulong lse_off, int write_lse, __global const int *key_len,
+                  ulong key_len_off, int has_len, uint heads, uint sq, uint sk, float scale_log2,
+                  int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint i = get_global_id(0);
+    if (i >= sq)
+        return; /* no barriers: a row past the end simply leaves */
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && i + 1 < kend)
+        kend = i + 1;
+    __global const float *qp = q + q_off + ((ulong)bh * sq + i) * ATT_D;
+    __global const float *kp = k + k_off + (ulong)bh * sk * ATT_D;
+    __global const float *vp = v + v_off + (ulong)bh * sk * ATT_D;
+
+    float16 qr[D16], acc[D16];
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        qr[c] = vload16(c, qp) * scale_log2;
+        acc[c] = (float16)(0.0f);
+    }
+    float m = -INFINITY, l = 0.0f;
+    for (uint j0 = 0; j0 < kend; j0 += 16) {
+        const uint n = kend - j0 < 16 ? kend - j0 : 16;
+        float s[16];
+#pragma unroll 1
+        for (uint jj = 0; jj < 16; jj++) {
+            __global const float *kr = kp + (ulong)(j0 + (jj < n ? jj : 0)) * ATT_D;
+            float16 a = qr[0] * vload16(0, kr);
+#pragma unroll
+            for (int c = 1; c < D16; c++)
+                a = fma(qr[c], vload16(c, kr), a);
+            s[jj] = jj < n ? hsum16(a) : -INFINITY;
+        }
+        float16 sv = vload16(0, s);
+        float8 t8 = fmax(sv.lo, sv.hi);
+        float4 t4 = fmax(t8.lo, t8.hi);
+        float m_new = fmax(m, fmax(fmax(t4.x, t4.y), fmax(t4.z, t4.w)));
+        if (m_new == -INFINITY)
+            continue; /* nothing finite yet: the state stays empty */
+        float alpha = exp2(m - m_new);
+        /* the block's 16 exponentials as one vector: a scalar exp2 per key cost as much as the
+         * key's two dot products */
+        float16 pv = exp2(sv - m_new);
+        l = fma(l, alpha, hsum16(pv));
+        vstore16(pv, 0, s);
+#pragma unroll
+        for (int c = 0; c < D16; c++)
+            acc[c] *= alpha;
+#pragma unroll 1
+        for (uint jj = 0; jj < n; jj++) {
+            __global const float *vr = vp + (ulong)(j0 + jj) * ATT_D;
+            float p = s[jj];
+#pragma unroll
+            for (int c = 0; c < D16; c++)
+                acc[c] = fma((float16)(p), vload16(c, vr), acc[c]);
+        }
+        m = m_new;
+    }
+    float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    __global float *op = out + out_off + ((ulong)bh * sq + i) * ATT_D;
+#pragma unroll
+    for (int c = 0; c < D16; c++)
+        vstore16(acc[c] * inv, c, op);
+    if (write_lse)
+        lse[lse_off + (ulong)bh * sq + i] = l > 0.0f ? (m + log2(l)) * LN2 : -INFINITY;
+}
+#endif

@@ -11,6 +11,7 @@
 #include "ops/common/launch.h"
 #include "program/program.h"
 #include "tensor/tensor.h"
+#include "tune/dispatch_common.h"
 
 #define ATTENTION_FAMILY "attention"
 
@@ -170,11 +171,15 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
         /* Unrolling only changes code size, not results: a CPU device (POCL, whatever the profile)
          * compiles the unrolled bodies for minutes and runs them no faster, so it keeps them rolled. */
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-        char options[128];
+        /* The CPU device class runs the forward pass as attention_fwd_cpu (attention.cl says why);
+         * GPU classes, the gfx902 profile included, keep attention_fwd. */
+        int cpu_fwd = which == ATT_FWD && clt__device_class_of(ctx) == CLT__CLASS_CPU;
+        char options[160];
         snprintf(options, sizeof options,
-                 "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=%d", d, t.bm, t.bn,
-                 aligned, unroll);
-        clt_status st = clt__kernel_get(ctx, ATTENTION_FAMILY, options, kernel_names[which], k);
+                 "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=%d%s", d, t.bm,
+                 t.bn, aligned, unroll, cpu_fwd ? " -DATT_CPU=1" : "");
+        clt_status st = clt__kernel_get(ctx, ATTENTION_FAMILY, options,
+                                        cpu_fwd ? "attention_fwd_cpu" : kernel_names[which], k);
         if (st != CLT_SUCCESS)
             return st;
         unsigned group = clt__attention_group(which, t);
