@@ -436,4 +436,71 @@ attention_fwd_cpu(__global const float *q, ulong q_off, __global const float *k,
     if (write_lse)
         lse[lse_off + (ulong)bh * sq + i] = l > 0.0f ? (m + log2(l)) * LN2 : -INFINITY;
 }
+
+/* attention_bwd_dq_cpu (CPU devices only, like attention_fwd_cpu and for the same reasons): one
+ * query row per item, no local memory or barriers, K and V rows read as float16 from global. Per
+ * block of 16 keys: the 16 scores q.k and dO.v, then p = exp2(s - lse2) and ds = p (dp - D_i) as
+ * float16 vectors, then dq += ds k_j. A causal row stops at its own key. */
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_bwd_dq_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                     __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                     __global const float *lse, ulong lse_off, __global const float *d_o,
+                     ulong do_off, __global float *dq, ulong dq_off, __global const int *key_len,
+                     ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
+                     float scale_log2, float scale, int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint i = get_global_id(0);
+    if (i >= sq)
+        return;
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && i + 1 < kend)
+        kend = i + 1;
+    const ulong row = ((ulong)bh * sq + i) * ATT_D;
+    __global const float *kp = k + k_off + (ulong)bh * sk * ATT_D;
+    __global const float *vp = v + v_off + (ulong)bh * sk * ATT_D;
+    const float lse2 = lse[lse_off + (ulong)bh * sq + i] * LOG2E;
+    if (lse2 == -INFINITY) /* a row that saw no key has no gradient */
+        kend = 0;
+
+    float16 qr[D16], dor[D16], acc[D16];
+    float16 d16 = (float16)(0.0f);
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        qr[c] = vload16(c, q + q_off + row) * scale_log2;
+        dor[c] = vload16(c, d_o + do_off + row);
+        d16 = fma(dor[c], vload16(c, o + o_off + row), d16);
+        acc[c] = (float16)(0.0f);
+    }
+    const float delta = hsum16(d16);
+    for (uint j0 = 0; j0 < kend; j0 += 16) {
+        const uint n = kend - j0 < 16 ? kend - j0 : 16;
+        float s[16], dp[16];
+#pragma unroll 1
+        for (uint jj = 0; jj < 16; jj++) {
+            const ulong off = (ulong)(j0 + (jj < n ? jj : 0)) * ATT_D;
+            float16 a = qr[0] * vload16(0, kp + off), b = dor[0] * vload16(0, vp + off);
+#pragma unroll
+            for (int c = 1; c < D16; c++) {
+                a = fma(qr[c], vload16(c, kp + off), a);
+                b = fma(dor[c], vload16(c, vp + off), b);
+            }
+            s[jj] = jj < n ? hsum16(a) : -INFINITY;
+            dp[jj] = hsum16(b);
+        }
+        float16 pv = exp2(vload16(0, s) - lse2);
+        vstore16(pv * (vload16(0, dp) - delta), 0, s);
+#pragma unroll 1
+        for (uint jj = 0; jj < n; jj++) {
+            __global const float *kr = kp + (ulong)(j0 + jj) * ATT_D;
+            float ds = s[jj];
+#pragma unroll
+            for (int c = 0; c < D16; c++)
+                acc[c] = fma((float16)(ds), vload16(c, kr), acc[c]);
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < D16; c++)
+        vstore16(acc[c] * scale, c, dq + dq_off + row);
+}
 #endif
