@@ -503,4 +503,81 @@ attention_bwd_dq_cpu(__global const float *q, ulong q_off, __global const float 
     for (int c = 0; c < D16; c++)
         vstore16(acc[c] * scale, c, dq + dq_off + row);
 }
+
+/* attention_bwd_dkdv_cpu (CPU devices only, same scheme): one key row per item (group ATT_BN), no
+ * local memory or barriers. Per block of 16 queries: q.k, dO.v and D_i = dO.O (each item forms
+ * D_i itself: one more dot product per pair, sharing the dO loads, instead of a staged tile and
+ * its barriers), then p and ds as float16 vectors, then dv += p dO_i, dk += ds q_i. A causal key
+ * starts at its own query; keys past the visible length get zeros. */
+__kernel __attribute__((reqd_work_group_size(ATT_BN, 1, 1))) void
+attention_bwd_dkdv_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                       __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                       __global const float *lse, ulong lse_off, __global const float *d_o,
+                       ulong do_off, __global float *dk, ulong dk_off, __global float *dv,
+                       ulong dv_off, __global const int *key_len, ulong key_len_off, int has_len,
+                       uint heads, uint sq, uint sk, float scale_log2, float scale, int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint j = get_global_id(0);
+    if (j >= sk)
+        return;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    const ulong krow = ((ulong)bh * sk + j) * ATT_D;
+    __global const float *qp = q + q_off + (ulong)bh * sq * ATT_D;
+    __global const float *dop = d_o + do_off + (ulong)bh * sq * ATT_D;
+    __global const float *opp = o + o_off + (ulong)bh * sq * ATT_D;
+    __global const float *lp = lse + lse_off + (ulong)bh * sq;
+
+    float16 kr[D16], vr[D16], dka[D16], dva[D16];
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        /* k is pre-scaled like q in the forward pass: s = (scale log2 e) q . k */
+        kr[c] = vload16(c, k + k_off + krow) * scale_log2;
+        vr[c] = vload16(c, v + v_off + krow);
+        dka[c] = (float16)(0.0f);
+        dva[c] = (float16)(0.0f);
+    }
+    const uint i_end = j < kvis ? sq : 0;
+    for (uint i0 = causal ? j : 0; i0 < i_end; i0 += 16) {
+        const uint n = i_end - i0 < 16 ? i_end - i0 : 16;
+        float s[16], dp[16], dl[16], l2[16];
+#pragma unroll 1
+        for (uint ii = 0; ii < 16; ii++) {
+            const uint i = i0 + (ii < n ? ii : 0);
+            const ulong off = (ulong)i * ATT_D;
+            float16 a = (float16)(0.0f), b = (float16)(0.0f), d = (float16)(0.0f);
+#pragma unroll
+            for (int c = 0; c < D16; c++) {
+                float16 g = vload16(c, dop + off);
+                a = fma(vload16(c, qp + off), kr[c], a);
+                b = fma(g, vr[c], b);
+                d = fma(g, vload16(c, opp + off), d);
+            }
+            s[ii] = hsum16(a);
+            dp[ii] = hsum16(b);
+            dl[ii] = hsum16(d);
+            l2[ii] = ii < n ? lp[i] * LOG2E : -INFINITY;
+        }
+        float16 l2v = vload16(0, l2);
+        /* rows that saw no key (lse = -inf) and the block's tail contribute nothing */
+        float16 pv = select(exp2(vload16(0, s) - l2v), (float16)(0.0f), l2v == (float16)(-INFINITY));
+        vstore16(pv, 0, s);
+        vstore16(pv * (vload16(0, dp) - vload16(0, dl)), 0, dp);
+#pragma unroll 1
+        for (uint ii = 0; ii < n; ii++) {
+            const ulong off = (ulong)(i0 + ii) * ATT_D;
+            float p = s[ii], ds = dp[ii];
+#pragma unroll
+            for (int c = 0; c < D16; c++) {
+                dva[c] = fma((float16)(p), vload16(c, dop + off), dva[c]);
+                dka[c] = fma((float16)(ds), vload16(c, qp + off), dka[c]);
+            }
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        vstore16(dka[c] * scale, c, dk + dk_off + krow);
+        vstore16(dva[c], c, dv + dv_off + krow);
+    }
+}
 #endif

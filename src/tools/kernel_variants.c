@@ -284,21 +284,21 @@ static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, c
 
 /* attention.c pick_kernel: the micro-tiled kernels GPU classes select by default, per head dim,
  * kernel and alignment. CPU devices keep attention.cl's row kernels unless CLT_ATTENTION_IMPL says
- * otherwise; of those only the CPU forward and dQ programs (attention_fwd_cpu and
- * attention_bwd_dq_cpu, get_kernel's -DATT_CPU=1) are listed. */
+ * otherwise; of those the CPU programs (the *_cpu kernels, get_kernel's -DATT_CPU=1) are listed. */
 static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use use,
                                      clt__variant_list *l)
 {
     static const int dims[3] = {32, 64, 128};
     clt_status st = CLT_SUCCESS;
-    for (int di = 0; di < 6 && !st && cpu; di++) {
-        att_tiles t = clt__attention_tiles(ctx, di < 3 ? ATT_FWD : ATT_BWD_DQ, dims[di % 3]);
+    for (int di = 0; di < 3 * ATT_KERNELS && !st && cpu; di++) {
+        att_kernel w = (att_kernel)(di / 3);
+        att_tiles t = clt__attention_tiles(ctx, w, dims[di % 3]);
         for (int aligned = 0; aligned < 2 && !st; aligned++) {
             char opts[160];
             snprintf(opts, sizeof opts,
                      "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=0 -DATT_CPU=1",
                      dims[di % 3], t.bm, t.bn, aligned);
-            st = add(l, use, "attention", opts, (int)t.bm, NULL);
+            st = add(l, use, "attention", opts, (int)clt__attention_group(w, t), NULL);
         }
     }
     for (int di = 0; di < 3 && !st && !cpu; di++)

@@ -17,8 +17,9 @@
 
 static const char *const kernel_names[ATT_KERNELS] = {"attention_fwd", "attention_bwd_dq",
                                                       "attention_bwd_dkdv"};
-/* CPU-class kernels of attention.cl (-DATT_CPU=1) for the forward and dQ passes; dK/dV keeps its own */
-static const char *const cpu_names[2] = {"attention_fwd_cpu", "attention_bwd_dq_cpu"};
+/* CPU-class kernels of attention.cl (-DATT_CPU=1) */
+static const char *const cpu_names[ATT_KERNELS] = {"attention_fwd_cpu", "attention_bwd_dq_cpu",
+                                                   "attention_bwd_dkdv_cpu"};
 static const char *const tiled_names[ATT_KERNELS] = {
     "attention_tiled_fwd", "attention_tiled_bwd_dq", "attention_tiled_bwd_dkdv"};
 
@@ -173,10 +174,9 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
         /* Unrolling only changes code size, not results: a CPU device (POCL, whatever the profile)
          * compiles the unrolled bodies for minutes and runs them no faster, so it keeps them rolled. */
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-        /* The CPU device class runs the forward and dQ passes as attention_fwd_cpu and
-         * attention_bwd_dq_cpu (attention.cl says why); GPU classes, the gfx902 profile included,
-         * keep attention_fwd and attention_bwd_dq. */
-        int cpu_row = which != ATT_BWD_DKDV && clt__device_class_of(ctx) == CLT__CLASS_CPU;
+        /* The CPU device class runs the *_cpu kernels (attention.cl says why); GPU classes, the
+         * gfx902 profile included, keep the others. */
+        int cpu_row = clt__device_class_of(ctx) == CLT__CLASS_CPU;
         char options[160];
         snprintf(options, sizeof options,
                  "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=%d%s", d, t.bm,
