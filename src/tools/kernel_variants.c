@@ -236,7 +236,7 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
     clt_status st = add(l, use, "layout", "", 0, NULL);
     if (!st && !cpu)
         st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
-    if (!st && cpu) /* layout_ops.c: the 64-column bias gradient */
+    if (!st && cpu) /* layout_ops.c: the 64-column bias gradient; layout_slice.c: pad */
         st = add(l, use, "layout_cpu", "", 0, NULL);
     if (!st)
         st = add(l, use, "index", "", 0, NULL);

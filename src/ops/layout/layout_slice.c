@@ -181,7 +181,7 @@ clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *af
     s.e1 = bits;
     if (clt__cpu_style(x->ctx)) { /* one item per row: launched over rows, not elements */
         cl_kernel k;
-        if ((st = clt__kernel_get(x->ctx, CLT__LAYOUT_FAMILY, "", "layout_pad_rows", &k)))
+        if ((st = clt__kernel_get(x->ctx, "layout_cpu", "", "layout_pad_rows", &k)))
             return st;
         if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)))
             return st;
