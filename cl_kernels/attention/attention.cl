@@ -29,6 +29,10 @@
  * ATT_UNROLL=0 (CPU devices) keeps every loop rolled: POCL compiles the unrolled
  * bodies for minutes and runs them no faster.
  *
+ * ATT_CPU=1 (the CPU device class only) adds attention_fwd_cpu, attention_bwd_dq_cpu and
+ * attention_bwd_dkdv_cpu at the end of this file: the same three passes without local memory or
+ * barriers, one row per item in float16 vectors (described there). GPU classes never build them.
+ *
  * -D contract: ATT_D (32, 64 or 128), ATT_BM and ATT_BN (the group sizes named above; the host
  * checks them against CL_KERNEL_WORK_GROUP_SIZE and the local memory budget: fwd and dq use
  * 2 * ATT_BN * ATT_D floats, dkdv 2 * ATT_BM * ATT_D + 2 * ATT_BN * (ATT_D + 4) + 2 * ATT_BM).
