@@ -29,6 +29,10 @@
  * ATT_UNROLL=0 (CPU devices) keeps every loop rolled: POCL compiles the unrolled
  * bodies for minutes and runs them no faster.
  *
+ * ATT_CPU=1 (the CPU device class only) adds attention_fwd_cpu, attention_bwd_dq_cpu and
+ * attention_bwd_dkdv_cpu at the end of this file: the same three passes without local memory or
+ * barriers, one row per item in float16 vectors (described there). GPU classes never build them.
+ *
  * -D contract: ATT_D (32, 64 or 128), ATT_BM and ATT_BN (the group sizes named above; the host
  * checks them against CL_KERNEL_WORK_GROUP_SIZE and the local memory budget: fwd and dq use
  * 2 * ATT_BN * ATT_D floats, dkdv 2 * ATT_BM * ATT_D + 2 * ATT_BN * (ATT_D + 4) + 2 * ATT_BM).
@@ -345,3 +349,239 @@ attention_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k
         STORE4(dva[c], dv, dv_off, krow + c);
     }
 }
+
+#ifndef ATT_CPU
+#define ATT_CPU 0
+#endif
+#if ATT_CPU
+/* attention_fwd_cpu (CPU devices only, -DATT_CPU=1): the forward pass with one query row per item
+ * and no local memory or barriers. POCL runs a group as a loop over its items; across a barrier
+ * every item's q and accumulator (2 * ATT_D floats) round-trip through memory, and the staged key
+ * tile buys nothing on a CPU whose caches already hold K and V. Here each item streams its keys
+ * straight from K and V in blocks of 16 (the block's scores, then its exponentials as one float16,
+ * one rescale per block; ATT_BN is not used), with its q and accumulator as float16 vectors that
+ * the unrolled head-dim loops keep in registers. A causal row stops at its own last key. Same per-row order every run: deterministic. */
+#define D16 (ATT_D / 16)
+
+static inline float hsum16(float16 a)
+{
+    float8 b = a.lo + a.hi;
+    float4 c = b.lo + b.hi;
+    return (c.x + c.y) + (c.z + c.w);
+}
+
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_fwd_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                  __global const float *v, ulong v_off, __global float *out, ulong out_off,
+                  __global float *lse, ulong lse_off, int write_lse, __global const int *key_len,
+                  ulong key_len_off, int has_len, uint heads, uint sq, uint sk, float scale_log2,
+                  int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint i = get_global_id(0);
+    if (i >= sq)
+        return; /* no barriers: a row past the end simply leaves */
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && i + 1 < kend)
+        kend = i + 1;
+    __global const float *qp = q + q_off + ((ulong)bh * sq + i) * ATT_D;
+    __global const float *kp = k + k_off + (ulong)bh * sk * ATT_D;
+    __global const float *vp = v + v_off + (ulong)bh * sk * ATT_D;
+
+    float16 qr[D16], acc[D16];
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        qr[c] = vload16(c, qp) * scale_log2;
+        acc[c] = (float16)(0.0f);
+    }
+    float m = -INFINITY, l = 0.0f;
+    for (uint j0 = 0; j0 < kend; j0 += 16) {
+        const uint n = kend - j0 < 16 ? kend - j0 : 16;
+        float s[16];
+#pragma unroll 1
+        for (uint jj = 0; jj < 16; jj++) {
+            __global const float *kr = kp + (ulong)(j0 + (jj < n ? jj : 0)) * ATT_D;
+            float16 a = qr[0] * vload16(0, kr);
+#pragma unroll
+            for (int c = 1; c < D16; c++)
+                a = fma(qr[c], vload16(c, kr), a);
+            s[jj] = jj < n ? hsum16(a) : -INFINITY;
+        }
+        float16 sv = vload16(0, s);
+        float8 t8 = fmax(sv.lo, sv.hi);
+        float4 t4 = fmax(t8.lo, t8.hi);
+        float m_new = fmax(m, fmax(fmax(t4.x, t4.y), fmax(t4.z, t4.w)));
+        if (m_new == -INFINITY)
+            continue; /* nothing finite yet: the state stays empty */
+        float alpha = exp2(m - m_new);
+        /* the block's 16 exponentials as one vector: a scalar exp2 per key cost as much as the
+         * key's two dot products */
+        float16 pv = exp2(sv - m_new);
+        l = fma(l, alpha, hsum16(pv));
+        vstore16(pv, 0, s);
+#pragma unroll
+        for (int c = 0; c < D16; c++)
+            acc[c] *= alpha;
+#pragma unroll 1
+        for (uint jj = 0; jj < n; jj++) {
+            __global const float *vr = vp + (ulong)(j0 + jj) * ATT_D;
+            float p = s[jj];
+#pragma unroll
+            for (int c = 0; c < D16; c++)
+                acc[c] = fma((float16)(p), vload16(c, vr), acc[c]);
+        }
+        m = m_new;
+    }
+    float inv = l > 0.0f ? 1.0f / l : 0.0f;
+    __global float *op = out + out_off + ((ulong)bh * sq + i) * ATT_D;
+#pragma unroll
+    for (int c = 0; c < D16; c++)
+        vstore16(acc[c] * inv, c, op);
+    if (write_lse)
+        lse[lse_off + (ulong)bh * sq + i] = l > 0.0f ? (m + log2(l)) * LN2 : -INFINITY;
+}
+
+/* attention_bwd_dq_cpu (CPU devices only, like attention_fwd_cpu and for the same reasons): one
+ * query row per item, no local memory or barriers, K and V rows read as float16 from global. Per
+ * block of 16 keys: the 16 scores q.k and dO.v, then p = exp2(s - lse2) and ds = p (dp - D_i) as
+ * float16 vectors, then dq += ds k_j. A causal row stops at its own key. */
+__kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
+attention_bwd_dq_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                     __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                     __global const float *lse, ulong lse_off, __global const float *d_o,
+                     ulong do_off, __global float *dq, ulong dq_off, __global const int *key_len,
+                     ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
+                     float scale_log2, float scale, int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint i = get_global_id(0);
+    if (i >= sq)
+        return;
+    uint kend = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    if (causal && i + 1 < kend)
+        kend = i + 1;
+    const ulong row = ((ulong)bh * sq + i) * ATT_D;
+    __global const float *kp = k + k_off + (ulong)bh * sk * ATT_D;
+    __global const float *vp = v + v_off + (ulong)bh * sk * ATT_D;
+    const float lse2 = lse[lse_off + (ulong)bh * sq + i] * LOG2E;
+    if (lse2 == -INFINITY) /* a row that saw no key has no gradient */
+        kend = 0;
+
+    float16 qr[D16], dor[D16], acc[D16];
+    float16 d16 = (float16)(0.0f);
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        qr[c] = vload16(c, q + q_off + row) * scale_log2;
+        dor[c] = vload16(c, d_o + do_off + row);
+        d16 = fma(dor[c], vload16(c, o + o_off + row), d16);
+        acc[c] = (float16)(0.0f);
+    }
+    const float delta = hsum16(d16);
+    for (uint j0 = 0; j0 < kend; j0 += 16) {
+        const uint n = kend - j0 < 16 ? kend - j0 : 16;
+        float s[16], dp[16];
+#pragma unroll 1
+        for (uint jj = 0; jj < 16; jj++) {
+            const ulong off = (ulong)(j0 + (jj < n ? jj : 0)) * ATT_D;
+            float16 a = qr[0] * vload16(0, kp + off), b = dor[0] * vload16(0, vp + off);
+#pragma unroll
+            for (int c = 1; c < D16; c++) {
+                a = fma(qr[c], vload16(c, kp + off), a);
+                b = fma(dor[c], vload16(c, vp + off), b);
+            }
+            s[jj] = jj < n ? hsum16(a) : -INFINITY;
+            dp[jj] = hsum16(b);
+        }
+        float16 pv = exp2(vload16(0, s) - lse2);
+        vstore16(pv * (vload16(0, dp) - delta), 0, s);
+#pragma unroll 1
+        for (uint jj = 0; jj < n; jj++) {
+            __global const float *kr = kp + (ulong)(j0 + jj) * ATT_D;
+            float ds = s[jj];
+#pragma unroll
+            for (int c = 0; c < D16; c++)
+                acc[c] = fma((float16)(ds), vload16(c, kr), acc[c]);
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < D16; c++)
+        vstore16(acc[c] * scale, c, dq + dq_off + row);
+}
+
+/* attention_bwd_dkdv_cpu (CPU devices only, same scheme): one key row per item (group ATT_BN), no
+ * local memory or barriers. Per block of 16 queries: q.k, dO.v and D_i = dO.O (each item forms
+ * D_i itself: one more dot product per pair, sharing the dO loads, instead of a staged tile and
+ * its barriers), then p and ds as float16 vectors, then dv += p dO_i, dk += ds q_i. A causal key
+ * starts at its own query; keys past the visible length get zeros. */
+__kernel __attribute__((reqd_work_group_size(ATT_BN, 1, 1))) void
+attention_bwd_dkdv_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
+                       __global const float *v, ulong v_off, __global const float *o, ulong o_off,
+                       __global const float *lse, ulong lse_off, __global const float *d_o,
+                       ulong do_off, __global float *dk, ulong dk_off, __global float *dv,
+                       ulong dv_off, __global const int *key_len, ulong key_len_off, int has_len,
+                       uint heads, uint sq, uint sk, float scale_log2, float scale, int causal)
+{
+    const uint bh = get_group_id(1);
+    const uint j = get_global_id(0);
+    if (j >= sk)
+        return;
+    const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
+    const ulong krow = ((ulong)bh * sk + j) * ATT_D;
+    __global const float *qp = q + q_off + (ulong)bh * sq * ATT_D;
+    __global const float *dop = d_o + do_off + (ulong)bh * sq * ATT_D;
+    __global const float *opp = o + o_off + (ulong)bh * sq * ATT_D;
+    __global const float *lp = lse + lse_off + (ulong)bh * sq;
+
+    float16 kr[D16], vr[D16], dka[D16], dva[D16];
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        /* k is pre-scaled like q in the forward pass: s = (scale log2 e) q . k */
+        kr[c] = vload16(c, k + k_off + krow) * scale_log2;
+        vr[c] = vload16(c, v + v_off + krow);
+        dka[c] = (float16)(0.0f);
+        dva[c] = (float16)(0.0f);
+    }
+    const uint i_end = j < kvis ? sq : 0;
+    for (uint i0 = causal ? j : 0; i0 < i_end; i0 += 16) {
+        const uint n = i_end - i0 < 16 ? i_end - i0 : 16;
+        float s[16], dp[16], dl[16], l2[16];
+#pragma unroll 1
+        for (uint ii = 0; ii < 16; ii++) {
+            const uint i = i0 + (ii < n ? ii : 0);
+            const ulong off = (ulong)i * ATT_D;
+            float16 a = (float16)(0.0f), b = (float16)(0.0f), d = (float16)(0.0f);
+#pragma unroll
+            for (int c = 0; c < D16; c++) {
+                float16 g = vload16(c, dop + off);
+                a = fma(vload16(c, qp + off), kr[c], a);
+                b = fma(g, vr[c], b);
+                d = fma(g, vload16(c, opp + off), d);
+            }
+            s[ii] = hsum16(a);
+            dp[ii] = hsum16(b);
+            dl[ii] = hsum16(d);
+            l2[ii] = ii < n ? lp[i] * LOG2E : -INFINITY;
+        }
+        float16 l2v = vload16(0, l2);
+        /* rows that saw no key (lse = -inf) and the block's tail contribute nothing */
+        float16 pv = select(exp2(vload16(0, s) - l2v), (float16)(0.0f), l2v == (float16)(-INFINITY));
+        vstore16(pv, 0, s);
+        vstore16(pv * (vload16(0, dp) - vload16(0, dl)), 0, dp);
+#pragma unroll 1
+        for (uint ii = 0; ii < n; ii++) {
+            const ulong off = (ulong)(i0 + ii) * ATT_D;
+            float p = s[ii], ds = dp[ii];
+#pragma unroll
+            for (int c = 0; c < D16; c++) {
+                dva[c] = fma((float16)(p), vload16(c, dop + off), dva[c]);
+                dka[c] = fma((float16)(ds), vload16(c, qp + off), dka[c]);
+            }
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < D16; c++) {
+        vstore16(dka[c] * scale, c, dk + dk_off + krow);
+        vstore16(dva[c], c, dv + dv_off + krow);
+    }
+}
+#endif

@@ -180,68 +180,6 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
     }
 }
 
-/* Out element j of a row of layout_pad_rows (source row at ao, out row at bo). */
-static inline void pad_elem(__global uint *dst, __global const uint *src, long bo, long ao, long j,
-                            long before, long len, long sa, long sb, int inside, int reflect,
-                            uint fill)
-{
-    long x = j - before;
-    if (reflect) {
-        x = x < 0 ? -x : x;
-        x = x >= len ? 2 * (len - 1) - x : x;
-    }
-    int in = inside && x >= 0 && x < len;
-    dst[bo + j * sb] = in ? src[ao + x * sa] : fill;
-}
-
-/* Pad for CPUs: one item per row of out's last axis; the outer coordinates are mapped once per
- * row, the row itself is a loop (same description as layout_pad). */
-__kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_sd s)
-{
-    const int last = (int)s.ndim - 1;
-    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
-    const long len = CLT_SD_PICK(s.e, last), before = CLT_SD_PICK(s.c, last);
-    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
-    const uint fill = (uint)s.e1;
-    /* fields read inside the row loop are copied first: POCL reloads the argument block after every
-     * store to dst (they might alias), which also kept the row loop scalar */
-    const int reflect = s.e0 == 1;
-    for (long r = get_global_id(0); r < rows; r += get_global_size(0)) {
-        long q = r, bo = s.b_off, ao = s.a_off;
-        int inside = 1;
-#pragma unroll
-        for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
-            if (d >= last)
-                continue;
-            long m = s.shape[d], t = q / m, o = q - t * m;
-            q = t;
-            bo += o * s.b[d];
-            long x = o - s.c[d], l = s.e[d];
-            if (reflect) {
-                x = x < 0 ? -x : x;
-                x = x >= l ? 2 * (l - 1) - x : x;
-            }
-            inside = inside && x >= 0 && x < l;
-            ao += (inside ? x : 0) * s.a[d];
-        }
-        long j = 0;
-        if (inside && sa == 1 && sb == 1 && before >= 0 && before + len <= n) {
-            /* unit strides, the whole source row inside: the edges one by one, the middle (out
-             * j = before .. before + len - 1 is src 0 .. len - 1) in float16 chunks */
-            for (; j < before; j++)
-                pad_elem(dst, src, bo, ao, j, before, len, 1, 1, 1, reflect, fill);
-            long m = 0;
-            for (; m + 16 <= len; m += 16)
-                vstore16(vload16(0, src + ao + m), 0, dst + bo + before + m);
-            for (; m < len; m++)
-                dst[bo + before + m] = src[ao + m];
-            j = before + len;
-        }
-        for (; j < n; j++)
-            pad_elem(dst, src, bo, ao, j, before, len, sa, sb, inside, reflect, fill);
-    }
-}
-
 /* Reflect-pad backward: the box is dx (strides b), dy has strides a; c = before, e = dy's shape.
  * Along an axis of length n, x was read by out positions before + x, before - x (when 1 <= x <=
  * before) and before + 2 (n - 1) - x (when it is < dy's length and x <= n - 2). dx sums the

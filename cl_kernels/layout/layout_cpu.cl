@@ -8,10 +8,16 @@
  *   64-byte lines instead of one: the strided sweep down the rows streams better (bias_grad/8192x512
  *   on POCL: 0.91 ms with 16 columns per item, see src/ops/layout/layout_ops.c). A partial last
  *   block goes 16 columns at a time, then one by one.
+ * layout_pad_rows: pad with 8 consecutive rows of out's last axis per item (below). It lives here
+ *   rather than in layout.cl since it joined the stepped rows: gfx902's ISA check judges every kernel
+ *   of layout.cl, and the stepping state cost it a wave there (3 < 4), for a kernel GPUs never run.
  *
  * -D contract: none.
  */
 #include "common/strided.h"
+
+/* layout_pad_rows' rows per item: src/ops/layout/layout_internal.h's LT_ROWS_PER_ITEM */
+#define LT_ROWS_PER_ITEM 8
 
 #define SUM_ACC(q) float16 acc##q = (float16)(0.0f);
 #define SUM_ROW(q) acc##q += vload16(q, row);
@@ -48,6 +54,109 @@ __kernel void layout_sum_leading_cpu64(__global float *dst, __global const float
             for (long r = 0; r < rows; r++)
                 acc += src[a_off + r * cols + j];
             dst[b_off + j] = acc;
+        }
+    }
+}
+
+/* Out element j of a row of layout_pad_rows (source row at ao, out row at bo). */
+static inline void pad_elem(__global uint *dst, __global const uint *src, long bo, long ao, long j,
+                            long before, long len, long sa, long sb, int inside, int reflect,
+                            uint fill)
+{
+    long x = j - before;
+    if (reflect) {
+        x = x < 0 ? -x : x;
+        x = x >= len ? 2 * (len - 1) - x : x;
+    }
+    int in = inside && x >= 0 && x < len;
+    dst[bo + j * sb] = in ? src[ao + x * sa] : fill;
+}
+
+/* Source coordinate along an axis for out coordinate o (before, len: the axis' pad and source
+ * extent; reflect or not); outside [0, len) means fill. */
+static inline long pad_src(long o, long before, long len, int reflect)
+{
+    long x = o - before;
+    if (reflect) {
+        x = x < 0 ? -x : x;
+        x = x >= len ? 2 * (len - 1) - x : x;
+    }
+    return x;
+}
+
+/* layout_pad_rows' outer part of row group q (q = row / shape[last - 1]): offsets in out and x of
+ * the axes before last - 1, and whether they all map inside x. */
+static inline int pad_outer(const clt_sd *s, int last, long q, long *ao, long *bo, int reflect)
+{
+    long a = s->a_off, b = s->b_off;
+    int inside = 1;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 3; d >= 0; d--) {
+        if (d >= last - 1)
+            continue;
+        long m = s->shape[d], t = q / m, o = q - t * m;
+        q = t;
+        b += o * s->b[d];
+        long x = pad_src(o, s->c[d], s->e[d], reflect);
+        inside = inside && x >= 0 && x < s->e[d];
+        a += (inside ? x : 0) * s->a[d];
+    }
+    *ao = a;
+    *bo = b;
+    return inside;
+}
+
+/* Pad for CPUs (layout_pad's description): one item per LT_ROWS_PER_ITEM consecutive rows of out's last axis (the host
+ * launches ceil(rows / LT_ROWS_PER_ITEM) items; same description as layout_pad). The axes before
+ * last - 1 are mapped by divisions once per item and again only when the axis before the last
+ * wraps; that axis is stepped (a division chain per 58-element row dominated). */
+__kernel void layout_pad_rows(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long len = CLT_SD_PICK(s.e, last), before = CLT_SD_PICK(s.c, last);
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
+    /* the axis before the last (absent for 1-D: one row, coordinate 0 of an extent-1 axis) */
+    const int prev = last > 0 ? last - 1 : 0;
+    const long n1 = last > 0 ? CLT_SD_PICK(s.shape, prev) : 1;
+    const long len1 = last > 0 ? CLT_SD_PICK(s.e, prev) : 1;
+    const long before1 = last > 0 ? CLT_SD_PICK(s.c, prev) : 0;
+    const long a1 = last > 0 ? CLT_SD_PICK(s.a, prev) : 0, b1 = last > 0 ? CLT_SD_PICK(s.b, prev) : 0;
+    const uint fill = (uint)s.e1;
+    /* fields read inside the row loop are copied first: POCL reloads the argument block after every
+     * store to dst (they might alias), which also kept the row loop scalar */
+    const int reflect = s.e0 == 1;
+    const int whole = sa == 1 && sb == 1 && before >= 0 && before + len <= n;
+    const long groups = (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM;
+    for (long g = get_global_id(0); g < groups; g += get_global_size(0)) {
+        long r = g * LT_ROWS_PER_ITEM;
+        const long rend = min(r + LT_ROWS_PER_ITEM, rows);
+        long q = r / n1, o1 = r - q * n1, ao0, bo0;
+        int inside0 = pad_outer(&s, last, q, &ao0, &bo0, reflect);
+        for (; r < rend; r++) {
+            if (o1 == n1) { /* the axis before the last wrapped: next outer group */
+                o1 = 0;
+                inside0 = pad_outer(&s, last, ++q, &ao0, &bo0, reflect);
+            }
+            long x1 = pad_src(o1, before1, len1, reflect);
+            int inside = inside0 && x1 >= 0 && x1 < len1;
+            long ao = ao0 + (inside ? x1 : 0) * a1, bo = bo0 + o1 * b1;
+            o1++;
+            long j = 0;
+            if (inside && whole) {
+                /* unit strides, the whole source row inside: the edges one by one, the middle
+                 * (out j = before .. before + len - 1 is src 0 .. len - 1) in float16 chunks */
+                for (; j < before; j++)
+                    pad_elem(dst, src, bo, ao, j, before, len, 1, 1, 1, reflect, fill);
+                long m = 0;
+                for (; m + 16 <= len; m += 16)
+                    vstore16(vload16(0, src + ao + m), 0, dst + bo + before + m);
+                for (; m < len; m++)
+                    dst[bo + before + m] = src[ao + m];
+                j = before + len;
+            }
+            for (; j < n; j++)
+                pad_elem(dst, src, bo, ao, j, before, len, sa, sb, inside, reflect, fill);
         }
     }
 }

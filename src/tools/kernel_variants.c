@@ -236,7 +236,7 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
     clt_status st = add(l, use, "layout", "", 0, NULL);
     if (!st && !cpu)
         st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
-    if (!st && cpu) /* layout_ops.c: the 64-column bias gradient */
+    if (!st && cpu) /* layout_ops.c: the 64-column bias gradient; layout_slice.c: pad */
         st = add(l, use, "layout_cpu", "", 0, NULL);
     if (!st)
         st = add(l, use, "index", "", 0, NULL);
@@ -283,13 +283,24 @@ static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, c
 }
 
 /* attention.c pick_kernel: the micro-tiled kernels GPU classes select by default, per head dim,
- * kernel and alignment (CPU devices keep attention.cl's row kernels unless CLT_ATTENTION_IMPL says
- * otherwise, so they are not listed for them). */
+ * kernel and alignment. CPU devices keep attention.cl's row kernels unless CLT_ATTENTION_IMPL says
+ * otherwise; of those the CPU programs (the *_cpu kernels, get_kernel's -DATT_CPU=1) are listed. */
 static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use use,
                                      clt__variant_list *l)
 {
     static const int dims[3] = {32, 64, 128};
     clt_status st = CLT_SUCCESS;
+    for (int di = 0; di < 3 * ATT_KERNELS && !st && cpu; di++) {
+        att_kernel w = (att_kernel)(di / 3);
+        att_tiles t = clt__attention_tiles(ctx, w, dims[di % 3]);
+        for (int aligned = 0; aligned < 2 && !st; aligned++) {
+            char opts[160];
+            snprintf(opts, sizeof opts,
+                     "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=0 -DATT_CPU=1",
+                     dims[di % 3], t.bm, t.bn, aligned);
+            st = add(l, use, "attention", opts, (int)clt__attention_group(w, t), NULL);
+        }
+    }
     for (int di = 0; di < 3 && !st && !cpu; di++)
         for (int w = 0; w < ATT_KERNELS && !st; w++) {
             att_mtiles m;

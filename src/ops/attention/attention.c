@@ -11,11 +11,15 @@
 #include "ops/common/launch.h"
 #include "program/program.h"
 #include "tensor/tensor.h"
+#include "tune/dispatch_common.h"
 
 #define ATTENTION_FAMILY "attention"
 
 static const char *const kernel_names[ATT_KERNELS] = {"attention_fwd", "attention_bwd_dq",
                                                       "attention_bwd_dkdv"};
+/* CPU-class kernels of attention.cl (-DATT_CPU=1) */
+static const char *const cpu_names[ATT_KERNELS] = {"attention_fwd_cpu", "attention_bwd_dq_cpu",
+                                                   "attention_bwd_dkdv_cpu"};
 static const char *const tiled_names[ATT_KERNELS] = {
     "attention_tiled_fwd", "attention_tiled_bwd_dq", "attention_tiled_bwd_dkdv"};
 
@@ -170,11 +174,15 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
         /* Unrolling only changes code size, not results: a CPU device (POCL, whatever the profile)
          * compiles the unrolled bodies for minutes and runs them no faster, so it keeps them rolled. */
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-        char options[128];
+        /* The CPU device class runs the *_cpu kernels (attention.cl says why); GPU classes, the
+         * gfx902 profile included, keep the others. */
+        int cpu_row = clt__device_class_of(ctx) == CLT__CLASS_CPU;
+        char options[160];
         snprintf(options, sizeof options,
-                 "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=%d", d, t.bm, t.bn,
-                 aligned, unroll);
-        clt_status st = clt__kernel_get(ctx, ATTENTION_FAMILY, options, kernel_names[which], k);
+                 "-DATT_D=%d -DATT_BM=%u -DATT_BN=%u -DATT_ALIGNED=%d -DATT_UNROLL=%d%s", d, t.bm,
+                 t.bn, aligned, unroll, cpu_row ? " -DATT_CPU=1" : "");
+        clt_status st = clt__kernel_get(ctx, ATTENTION_FAMILY, options,
+                                        cpu_row ? cpu_names[which] : kernel_names[which], k);
         if (st != CLT_SUCCESS)
             return st;
         unsigned group = clt__attention_group(which, t);

@@ -64,9 +64,6 @@ static int transpose_axis(const clt__sd *s)
     return -1;
 }
 
-/* layout.cl's layout_copy_rows: consecutive rows per work item */
-#define LT_ROWS_PER_ITEM 8
-
 /* The generic copy: per row on CPUs, per element (32-bit indices when everything fits) on GPUs. */
 static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
                                const char *who)

@@ -181,11 +181,12 @@ clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *af
     s.e1 = bits;
     if (clt__cpu_style(x->ctx)) { /* one item per row: launched over rows, not elements */
         cl_kernel k;
-        if ((st = clt__kernel_get(x->ctx, CLT__LAYOUT_FAMILY, "", "layout_pad_rows", &k)))
+        if ((st = clt__kernel_get(x->ctx, "layout_cpu", "", "layout_pad_rows", &k)))
             return st;
         if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &s, who)))
             return st;
-        return clt__launch_1d(x->ctx, k, (uint64_t)(s.count / s.shape[s.ndim - 1]), who);
+        uint64_t rows = (uint64_t)(s.count / s.shape[s.ndim - 1]);
+        return clt__launch_1d(x->ctx, k, (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM, who);
     }
     return clt__layout_run(x->ctx, "layout_pad", out->storage->mem, x->storage->mem, &s, who);
 }
