@@ -121,7 +121,11 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
             if (r > 0)
                 v[r] = c_mul(v[r], root(tw, (idx_t)r * k * step, dir));
         }
+        idx_t out_base = batch_base(out_lay, b);
+        idx_t idx = (j / ns) * ns * FFT_RADIX + k;
+#if FFT_RADIX == 2 || FFT_RADIX == 4
         float2 o[FFT_RADIX];
+#endif
 #if FFT_RADIX == 2
         o[0] = v[0] + v[1];
         o[1] = v[0] - v[1];
@@ -133,18 +137,20 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
         o[1] = c + d;
         o[3] = c - d;
 #else
-        /* small odd radices: the direct sum; the R-th roots are tw[r q n / R] */
+        /* small odd radices: the direct sum; the R-th roots are tw[r q n / R]. Each output is stored
+         * as soon as it is summed: keeping all R of them live took radix 7 with 64-bit indices to
+         * 72 VGPRs on gfx902 (3 waves per SIMD; the ISA check wants 4 for this memory-bound kernel). */
         for (int q = 0; q < FFT_RADIX; q++) {
             float2 acc = v[0];
             for (int r = 1; r < FFT_RADIX; r++)
                 acc += c_mul(v[r], root(tw, (idx_t)((r * q) % FFT_RADIX) * (n / FFT_RADIX), dir));
-            o[q] = acc;
+            store_elem(dst, out_lay, out_base, n, idx + q * ns, acc * scale);
         }
 #endif
-        idx_t out_base = batch_base(out_lay, b);
-        idx_t idx = (j / ns) * ns * FFT_RADIX + k;
+#if FFT_RADIX == 2 || FFT_RADIX == 4
         for (int q = 0; q < FFT_RADIX; q++)
             store_elem(dst, out_lay, out_base, n, idx + q * ns, o[q] * scale);
+#endif
     }
 }
 
