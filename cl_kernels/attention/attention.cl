@@ -71,28 +71,9 @@
 #define D4 (ATT_D / 4)
 #define OWN_STRIDE (D4 + 1) /* float4s per padded own row in local memory */
 
-#if ATT_ALIGNED
-#define LOAD4(p, off, idx) (((__global const float4 *)((p) + (off)))[idx])
-#define STORE4(x, p, off, idx) (((__global float4 *)((p) + (off)))[idx] = (x))
-#else
-#define LOAD4(p, off, idx) vload4((idx), (p) + (off))
-#define STORE4(x, p, off, idx) vstore4((x), (idx), (p) + (off))
-#endif
-
-#define LOG2E 1.4426950408889634f
-#define LN2 0.6931471805599453f
+#include "common/attention_io.h"
 
 static inline float hsum4(float4 a) { return (a.x + a.y) + (a.z + a.w); }
-
-/* Keys visible to batch b at all: key_len clamped to [0, sk]. */
-static inline uint visible_keys(__global const int *key_len, ulong key_len_off, int has_len,
-                                uint b, uint sk)
-{
-    if (!has_len)
-        return sk;
-    int n = key_len[key_len_off + b];
-    return n < 0 ? 0u : (uint)n > sk ? sk : (uint)n;
-}
 
 __kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
 attention_fwd(__global const float *q, ulong q_off, __global const float *k, ulong k_off,

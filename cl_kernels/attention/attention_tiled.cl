@@ -111,30 +111,12 @@
 #error "ATT_BC / ATT_TC must be a multiple of 4 that divides ATT_D / 4"
 #endif
 
-#if ATT_ALIGNED
-#define LOAD4(p, off, idx) (((__global const float4 *)((p) + (off)))[idx])
-#define STORE4(x, p, off, idx) (((__global float4 *)((p) + (off)))[idx] = (x))
-#else
-#define LOAD4(p, off, idx) vload4((idx), (p) + (off))
-#define STORE4(x, p, off, idx) vstore4((x), (idx), (p) + (off))
-#endif
-
-#define LOG2E 1.4426950408889634f
-#define LN2 0.6931471805599453f
+#include "common/attention_io.h"
 
 /* Component u (a constant after unrolling) of a float4. */
 #define COMP(v, u) ((u) == 0 ? (v).x : (u) == 1 ? (v).y : (u) == 2 ? (v).z : (v).w)
 /* a . b added to s, in a fixed order. */
 #define DOT4_ACC(s, a, b) fma((a).w, (b).w, fma((a).z, (b).z, fma((a).y, (b).y, fma((a).x, (b).x, (s)))))
-
-static inline uint visible_keys(__global const int *key_len, ulong key_len_off, int has_len,
-                                uint b, uint sk)
-{
-    if (!has_len)
-        return sk;
-    int n = key_len[key_len_off + b];
-    return n < 0 ? 0u : (uint)n > sk ? sk : (uint)n;
-}
 
 /* Rows row0 .. row0+nrows-1 of a [.., D] tensor (base in float4s) times mul into a padded local
  * tile; rows at or past `limit` become zeros. Consecutive items read consecutive float4s. */

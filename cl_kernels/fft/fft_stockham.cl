@@ -195,6 +195,26 @@ static inline void roots4(global const float2 *tw, idx_t m0, idx_t dm, float dir
 }
 
 /* Four radix-4 butterflies k..k+3 of block blk, contiguous complex rows a (from pa) and c (from pc). */
+/* Output q of a radix-R DFT by the direct sum, four butterflies in lanes: the R-th roots are
+ * tw[(r q mod R) unit], unit = n / R. */
+static inline void dft_output_x4(const float4 *vr, const float4 *vi, int radix, int q,
+                                 global const float2 *tw, idx_t unit, float dir, float4 *ar,
+                                 float4 *ai)
+{
+    float4 sr = vr[0], si = vi[0];
+    int e = 0; /* r q mod radix */
+    for (int r = 1; r < radix; r++) {
+        e += q;
+        if (e >= radix)
+            e -= radix;
+        float2 w = root(tw, e * unit, dir);
+        sr += vr[r] * w.x - vi[r] * w.y;
+        si += vr[r] * w.y + vi[r] * w.x;
+    }
+    *ar = sr;
+    *ai = si;
+}
+
 static inline void row_radix4_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
                                  idx_t ns, idx_t k, idx_t step, float dir, float sc)
 {
@@ -248,16 +268,8 @@ static inline void row_any_x4(global const float *pa, global float *pc, global c
     }
     idx_t unit = n / radix;
     for (int q = 0; q < radix; q++) {
-        float4 ar = vr[0], ai = vi[0];
-        int e = 0; /* r q mod radix */
-        for (int r = 1; r < radix; r++) {
-            e += q;
-            if (e >= radix)
-                e -= radix;
-            float2 w = root(tw, e * unit, dir);
-            ar += vr[r] * w.x - vi[r] * w.y;
-            ai += vr[r] * w.y + vi[r] * w.x;
-        }
+        float4 ar, ai;
+        dft_output_x4(vr, vi, radix, q, tw, unit, dir, &ar, &ai);
         vstore8(join4(ar, ai) * sc, 0, pc + 2 * q * ns);
     }
 }
@@ -299,16 +311,8 @@ static inline void row_first_x4(global const float *pa, int real, global float *
     }
     idx_t unit = n / radix;
     for (int q = 0; q < radix; q++) {
-        float4 ar = vr[0], ai = vi[0];
-        int e = 0; /* r q mod radix */
-        for (int r = 1; r < radix; r++) {
-            e += q;
-            if (e >= radix)
-                e -= radix;
-            float2 w = root(tw, e * unit, dir);
-            ar += vr[r] * w.x - vi[r] * w.y;
-            ai += vr[r] * w.y + vi[r] * w.x;
-        }
+        float4 ar, ai;
+        dft_output_x4(vr, vi, radix, q, tw, unit, dir, &ar, &ai);
         store_first4(pc, radix, q, ar * sc, ai * sc);
     }
 }
