@@ -351,6 +351,20 @@ static inline float hsum16(float16 a)
     return (c.x + c.y) + (c.z + c.w);
 }
 
+/* acc += w[jj] * row (j0 + jj) of `rows` ([.., ATT_D]) for jj < n, in key order: the forward's
+ * P.V and dQ's dS.K of one 16-key block. */
+static inline void add_weighted_rows(float16 *acc, const float *w, __global const float *rows,
+                                     uint j0, uint n)
+{
+#pragma unroll 1
+    for (uint jj = 0; jj < n; jj++) {
+        __global const float *r = rows + (ulong)(j0 + jj) * ATT_D;
+#pragma unroll
+        for (int c = 0; c < D16; c++)
+            acc[c] = fma((float16)(w[jj]), vload16(c, r), acc[c]);
+    }
+}
+
 __kernel __attribute__((reqd_work_group_size(ATT_BM, 1, 1))) void
 attention_fwd_cpu(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
                   __global const float *v, ulong v_off, __global float *out, ulong out_off,
@@ -403,14 +417,7 @@ attention_fwd_cpu(__global const float *q, ulong q_off, __global const float *k,
 #pragma unroll
         for (int c = 0; c < D16; c++)
             acc[c] *= alpha;
-#pragma unroll 1
-        for (uint jj = 0; jj < n; jj++) {
-            __global const float *vr = vp + (ulong)(j0 + jj) * ATT_D;
-            float p = s[jj];
-#pragma unroll
-            for (int c = 0; c < D16; c++)
-                acc[c] = fma((float16)(p), vload16(c, vr), acc[c]);
-        }
+        add_weighted_rows(acc, s, vp, j0, n);
         m = m_new;
     }
     float inv = l > 0.0f ? 1.0f / l : 0.0f;
@@ -475,14 +482,7 @@ attention_bwd_dq_cpu(__global const float *q, ulong q_off, __global const float 
         }
         float16 pv = exp2(vload16(0, s) - lse2);
         vstore16(pv * (vload16(0, dp) - delta), 0, s);
-#pragma unroll 1
-        for (uint jj = 0; jj < n; jj++) {
-            __global const float *kr = kp + (ulong)(j0 + jj) * ATT_D;
-            float ds = s[jj];
-#pragma unroll
-            for (int c = 0; c < D16; c++)
-                acc[c] = fma((float16)(ds), vload16(c, kr), acc[c]);
-        }
+        add_weighted_rows(acc, s, kp, j0, n);
     }
 #pragma unroll
     for (int c = 0; c < D16; c++)
