@@ -22,6 +22,7 @@
 #error "WG must be a power of two"
 #endif
 
+#include "common/cpu_lanes.h"
 #include "common/group_sum.h"
 
 #define F_PROB 1u    /* ce: probability targets */
@@ -91,12 +92,6 @@ static inline ce_acc ce_merge(ce_acc a, ce_acc b)
  * there). Two passes instead of the online softmax (one exp per element, not two): the max, then
  * the sum of exp(z - max) and the plain sums; a scalar tail of K % 8. NaN logits give a NaN loss
  * as in the online form. */
-static inline float ce_hsum8(float8 v)
-{
-    float4 h = v.lo + v.hi;
-    return (h.x + h.z) + (h.y + h.w);
-}
-
 static inline void ce_row_stats_cpu(__global const float *zr, __global const float *pr, ulong K,
                                     uint prob, float *lse, float *sz, float *spz, float *sp)
 {
@@ -119,7 +114,7 @@ static inline void ce_row_stats_cpu(__global const float *zr, __global const flo
             p8 += p;
         }
     }
-    float s = ce_hsum8(s8), a = ce_hsum8(z8), b = ce_hsum8(pz8), c = ce_hsum8(p8);
+    float s = lanes_hsum8(s8), a = lanes_hsum8(z8), b = lanes_hsum8(pz8), c = lanes_hsum8(p8);
     for (ulong k = K8; k < K; k++) {
         float v = zr[k];
         s += exp(v - m);

@@ -22,6 +22,7 @@
 #error "WG must be a power of two"
 #endif
 
+#include "common/cpu_lanes.h"
 #include "common/group_sum.h"
 
 #define F_TRAIN 1u
@@ -45,30 +46,15 @@
  * tail of HW % 8 (HW < 8, e.g. [N, C] inputs: the tail only). FOR_RUNS(b): b = the run's offset. */
 #define FOR_RUNS(b) for (ulong n_ = 0, b = c * dims.s2; n_ < dims.s0; n_++, b += dims.s1 * dims.s2)
 
-static inline float bn_hsum8(float8 v)
-{
-    float4 h = v.lo + v.hi;
-    return (h.x + h.z) + (h.y + h.w);
-}
 
 /* The sum over channel c of x (sq 0) or of (x - mean)^2 (sq 1). */
 static inline float bn_sum_cpu(__global const float *x, ulong c, ulong4 dims, float mean, int sq)
 {
-    const ulong HW = dims.s2, HW8 = HW & ~(ulong)7;
     float8 a8 = 0.0f;
     float a = 0.0f;
-    FOR_RUNS(b) {
-        __global const float *r = x + b;
-        for (ulong j = 0; j < HW8; j += 8) {
-            float8 v = vload8(0, r + j);
-            a8 += sq ? (v - mean) * (v - mean) : v;
-        }
-        for (ulong j = HW8; j < HW; j++) {
-            float v = r[j];
-            a += sq ? (v - mean) * (v - mean) : v;
-        }
-    }
-    return bn_hsum8(a8) + a;
+    FOR_RUNS(b)
+        lanes_sum_run(x + b, dims.s2, mean, sq, &a8, &a);
+    return lanes_hsum8(a8) + a;
 }
 #endif
 
@@ -161,7 +147,7 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
             s += (float2)(d, d * (xr[j] - mean) * rstd);
         }
     }
-    s += (float2)(bn_hsum8(a8), bn_hsum8(b8));
+    s += (float2)(lanes_hsum8(a8), lanes_hsum8(b8));
 #else
     float2 s = (float2)(0.0f, 0.0f);
     FOR_CHANNEL(e) {

@@ -28,6 +28,7 @@
 #error "WG must be a power of two"
 #endif
 
+#include "common/cpu_lanes.h"
 #include "common/group_sum.h"
 
 #define F_RMS 1u
@@ -45,27 +46,14 @@ static inline ulong param_index(ulong r, ulong i, ulong4 dims)
 /* CPU devices (WG 1: one work item per row), layer and RMS norm (S = G = 1: the parameter of
  * element i is i): the row in float8 lanes with a scalar tail of L % 8, because POCL leaves one
  * item's loop scalar. Group norm keeps the scalar loops below. */
-static inline float rn_hsum8(float8 v)
-{
-    float4 h = v.lo + v.hi;
-    return (h.x + h.z) + (h.y + h.w);
-}
 
 /* The sum over the row of x (sq 0) or of (x - mean)^2 (sq 1). */
 static inline float rn_sum_cpu(__global const float *xr, ulong L, float mean, int sq)
 {
-    const ulong L8 = L & ~(ulong)7;
     float8 a8 = 0.0f;
     float a = 0.0f;
-    for (ulong i = 0; i < L8; i += 8) {
-        float8 v = vload8(0, xr + i);
-        a8 += sq ? (v - mean) * (v - mean) : v;
-    }
-    for (ulong i = L8; i < L; i++) {
-        float v = xr[i];
-        a += sq ? (v - mean) * (v - mean) : v;
-    }
-    return rn_hsum8(a8) + a;
+    lanes_sum_run(xr, L, mean, sq, &a8, &a);
+    return lanes_hsum8(a8) + a;
 }
 #endif
 
@@ -167,7 +155,7 @@ rownorm_backward_dx(__global float *dy, __global const float *x, __global const 
             a8 += g;
             b8 += g * (vload8(0, xr + i0) - mean) * rstd;
         }
-        s = (float2)(rn_hsum8(a8), rn_hsum8(b8));
+        s = (float2)(lanes_hsum8(a8), lanes_hsum8(b8));
     }
 #endif
     for (ulong i = i0; i < L; i += WG) {
