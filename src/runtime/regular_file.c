@@ -15,7 +15,9 @@ int clt__open_regular(const char *path, char *why, size_t cap)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0) {
-        snprintf(why, cap, "cannot open %s: %s", path, strerror(errno));
+        int saved = errno; /* callers tell a missing file (ENOENT) from a bad one */
+        snprintf(why, cap, "cannot open %s: %s", path, strerror(saved));
+        errno = saved;
         return -1;
     }
     struct stat st;

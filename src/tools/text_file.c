@@ -2,13 +2,14 @@
 #include "tools/text_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "runtime/runtime.h"
 
 static int failf(char *err, size_t cap, const char *fmt, ...)
 {
@@ -21,22 +22,16 @@ static int failf(char *err, size_t cap, const char *fmt, ...)
 
 int clt__read_text_file(const char *path, long max, char **out, size_t *len, char *err, size_t cap)
 {
-    /* O_NONBLOCK: opening a FIFO without a writer must not hang; fstat then refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENOENT)
-            return CLT__TEXT_ABSENT;
-        return failf(err, cap, "%s: cannot open: %s", path, strerror(errno));
-    }
+    /* clt__open_regular: a FIFO or a device is refused without blocking, as the library's own
+     * cache and tuning-file reads are */
+    int fd = clt__open_regular(path, err, cap);
+    if (fd < 0)
+        return errno == ENOENT ? CLT__TEXT_ABSENT : CLT__TEXT_BAD;
     struct stat st;
     if (fstat(fd, &st) != 0) {
         int e = errno;
         close(fd);
         return failf(err, cap, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return failf(err, cap, "%s: not a regular file", path);
     }
     if (st.st_size > max) {
         close(fd);
