@@ -112,6 +112,7 @@
 #endif
 
 #include "common/attention_io.h"
+#include "common/fixed_group.h"
 
 /* Component u (a constant after unrolling) of a float4. */
 #define COMP(v, u) ((u) == 0 ? (v).x : (u) == 1 ? (v).y : (u) == 2 ? (v).z : (v).w)
@@ -180,7 +181,7 @@ static inline void load_rows(__local float4 *dst, __global const float *src, ulo
 #define OP_ADD(a, b) ((a) + (b))
 
 #if ATT_KERNEL == 0
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+__kernel CLT_FIXED_GROUP(NT) void
 attention_tiled_fwd(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
                     __global const float *v, ulong v_off, __global float *out, ulong out_off,
                     __global float *lse, ulong lse_off, int write_lse, __global const int *key_len,
@@ -280,7 +281,7 @@ attention_tiled_fwd(__global const float *q, ulong q_off, __global const float *
 #endif
 
 #if ATT_KERNEL == 1
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+__kernel CLT_FIXED_GROUP(NT) void
 attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const float *k, ulong k_off,
                        __global const float *v, ulong v_off, __global const float *o, ulong o_off,
                        __global const float *lse, ulong lse_off, __global const float *d_o,
@@ -366,7 +367,7 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
 #endif
 
 #if ATT_KERNEL == 2
-__kernel __attribute__((reqd_work_group_size(NT, 1, 1))) void
+__kernel CLT_FIXED_GROUP(NT) void
 attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k,
                          ulong k_off, __global const float *v, ulong v_off, __global const float *o,
                          ulong o_off, __global const float *lse, ulong lse_off,

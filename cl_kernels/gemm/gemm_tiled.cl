@@ -29,6 +29,7 @@
  * -D contract (tunables below), SPLITK (0/1), plus IDX64, ACT, IN16 and OUT16 of
  * common/gemm_common.h.
  */
+#include "common/fixed_group.h"
 #include "common/gemm_common.h"
 
 #ifndef MWG
@@ -344,7 +345,7 @@ static inline __attribute__((always_inline)) void gemm_tiled_body(GEMM_ARGS, con
 }
 
 #define GEMM_TILED_KERNEL(name, ta, tb)                                                            \
-    __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void name(GEMM_ARGS SPLIT_ARGS)       \
+    __kernel CLT_FIXED_GROUP(WG) void name(GEMM_ARGS SPLIT_ARGS)                                  \
     {                                                                                              \
         __local float As[NBUF * KWG * MWG] __attribute__((aligned(16)));                           \
         __local float Bs[NBUF * KWG * NWG] __attribute__((aligned(16)));                           \

@@ -24,7 +24,7 @@
  * comma list), MLP_ACT (NL activation codes: 0 identity, 1 tanh, 2 relu, 3 sigmoid, 4 silu),
  * MLP_POFF (NL parameter offsets: layer l's W [in][out] then b [out]), MLP_SOFF (NL + 1 scratch
  * offsets per tile, in floats, of each layer's input block y and, for silu layers, z), SCRATCH
- * (floats of scratch per group), NPARAMS; MLP_REQD (1: the kernels declare reqd_work_group_size).
+ * (floats of scratch per group), NPARAMS; CLT_REQD (common/fixed_group.h).
  */
 #ifndef WG /* defaults: the PINN of BENCHMARKS.md, so the file also builds on its own */
 #define WG 256
@@ -40,18 +40,12 @@
 #define SCRATCH (16384 + 4 * 32 * 128)
 #define NPARAMS 49794
 #endif
-#ifndef MLP_REQD
-/* The host passes 0 on NVIDIA: there the attribute becomes PTX's .reqntid without a minimum block
- * count, and ptxas then lowers mlp_train to 40-48 registers to fit a fifth group per SM, spilling
- * 12-64 B (bench/results/h200/nv_spills.md); without it the kernel takes 64 registers, no spill,
+/* The host passes -DCLT_REQD=0 on NVIDIA (common/fixed_group.h): with the attribute ptxas lowers
+ * mlp_train to 40-48 registers to fit a fifth group per SM, spilling 12-64 B
+ * (bench/results/h200/nv_spills.md); without it the kernel takes 64 registers, no spill,
  * pinn_train_step within 1% (94.5 vs 95.4 us at 200 points, equal at 1000 and 10000). */
-#define MLP_REQD 1
-#endif
-#if MLP_REQD
-#define MLP_GROUP __attribute__((reqd_work_group_size(WG, 1, 1)))
-#else
-#define MLP_GROUP
-#endif
+#include "common/fixed_group.h"
+#define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
 #define NR (WG / COLS)
 #define LDA (COLS + 4) /* local row stride: room for the ones column of the bias gradient, and

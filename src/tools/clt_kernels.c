@@ -25,7 +25,7 @@ static void usage(FILE *f)
             "usage: clt-kernels --list [--profile gfx902|gfx90a|gfx1030|native] [--dump DIR]\n"
             "                   [--device SEL]\n"
             "       clt-kernels --nv-report [--device SEL] [--program NAME] [--shard I/N] [--raw]\n"
-            "                       [--index I[,J...]] [--ptx DIR]\n"
+            "                       [--index I[,J...]] [--ptx DIR] [--extra-options OPTS]\n"
             "       clt-kernels --nv-parse FILE\n"
             "  --list       one line per distinct (program, options) pair the profile's tables can\n"
             "               select, tab-separated: <index> <selected|compile-only> <program>\n"
@@ -42,6 +42,8 @@ static void usage(FILE *f)
             "               lines under '== <index> <program> <options>' (a failed build's whole log\n"
             "               is always printed); --index only the listed variant indexes; --ptx DIR\n"
             "               writes each variant's PTX (NVIDIA's program binary) as DIR/<index>.ptx;\n"
+            "               --extra-options appends OPTS to every variant's build options (A/B\n"
+            "               builds, e.g. \"-DCLT_REQD=0\");\n"
             "               not an NVIDIA device: says so, exit 0\n"
             "  --nv-parse FILE  the same table from a saved report (--nv-report --raw output, e.g.\n"
             "               bench/results/h200/nv_report.txt) or an NVIDIA build log; no device\n"
@@ -144,7 +146,7 @@ int main(int argc, char **argv)
     const char *device = NULL, *profile = "gfx902", *dump = NULL;
     const char *parse = NULL;
     int mode = 0; /* 1 list, 2 nv-report, 3 nv-parse */
-    clt__nv_report_options nv = {"clt-kernels", NULL, 0, 1, 0, NULL, NULL, 0};
+    clt__nv_report_options nv = {"clt-kernels", NULL, 0, 1, 0, NULL, NULL, 0, NULL};
     int indexes[64];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -167,6 +169,8 @@ int main(int argc, char **argv)
             nv.raw = 1;
         else if (!strcmp(a, "--ptx") && i + 1 < argc)
             nv.ptx_dir = argv[++i];
+        else if (!strcmp(a, "--extra-options") && i + 1 < argc)
+            nv.extra = argv[++i];
         else if (!strcmp(a, "--index") && i + 1 < argc) {
             const char *p = argv[++i];
             nv.indexes = indexes;

@@ -78,7 +78,7 @@ int info_resources(const char *device, const char *profile, const char *isa_repo
     clt_context *ctx;
     if (clt__isa_open_context("clt-info", device, NULL, &ctx) != CLT_SUCCESS)
         return 1;
-    clt__nv_report_options o = {"clt-info", NULL, 0, 1, 0, NULL, NULL, 0};
+    clt__nv_report_options o = {"clt-info", NULL, 0, 1, 0, NULL, NULL, 0, NULL};
     int rc = clt__nv_report(ctx, &o);
     clt_context_free(ctx);
     return rc;

@@ -45,13 +45,14 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index, const cl
         return 1;
     }
     const char *base = clt__base_build_options(ctx);
-    size_t cap = strlen(base) + strlen(v->options) + 32;
+    const char *extra = o->extra ? o->extra : "";
+    size_t cap = strlen(base) + strlen(v->options) + strlen(extra) + 32;
     char *opts = malloc(cap);
     cl_int err = opts ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     cl_device_id dev = ctx->dev->entry->device;
     cl_program prog = NULL;
     if (opts) {
-        snprintf(opts, cap, "%s %s -cl-nv-verbose", base, v->options);
+        snprintf(opts, cap, "%s %s %s -cl-nv-verbose", base, v->options, extra);
         const char *s = src;
         prog = clCreateProgramWithSource(ctx->dev->cl_ctx, 1, &s, NULL, &err);
     }
@@ -103,7 +104,9 @@ int clt__nv_report(clt_context *ctx, const clt__nv_report_options *o)
         return 1;
     }
     int shards = o->shards > 0 ? o->shards : 1;
-    printf("# %s, %d variants; base options: %s\n", d->device_name, l.n, clt__base_build_options(ctx));
+    printf("# %s, %d variants; base options: %s%s%s\n", d->device_name, l.n,
+           clt__base_build_options(ctx), o->extra ? "; every variant also: " : "",
+           o->extra ? o->extra : "");
     clt__nv_table t;
     clt__nv_table_init(&t);
     int bad = 0;

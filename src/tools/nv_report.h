@@ -15,6 +15,8 @@ typedef struct clt__nv_report_options {
                             <ptx_dir>/<index>.ptx, to read with a local ptxas */
     const int *indexes;  /* non-NULL: only these variant indexes (n_indexes of them) */
     int n_indexes;
+    const char *extra;   /* non-NULL: appended to every variant's options (A/B builds, e.g.
+                            "-DCLT_REQD=0"); the report's header names it */
 } clt__nv_report_options;
 
 /* On an NVIDIA device: prints the header, [raw lines,] the table and the summary on stdout;
