@@ -218,6 +218,15 @@ static void format_base_options(const clt_context *ctx, char *buf, size_t cap)
              (unsigned long long)ctx->limits.local_mem_budget);
 }
 
+const char *clt__fixed_group_option(const clt_context *ctx)
+{
+    /* CLT_NV_REQD=1 (experiment switch for A/B runs): keep the attribute on NVIDIA too */
+    const char *keep = getenv("CLT_NV_REQD");
+    if (keep && !strcmp(keep, "1"))
+        return "";
+    return ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA ? " -DCLT_REQD=0" : "";
+}
+
 const char *clt__base_build_options(const clt_context *ctx)
 {
     if (ctx->kernels) {

@@ -115,4 +115,8 @@ void clt__disk_cache_usage(const char *dir, uint64_t *files, uint64_t *bytes);
  * be prepended to the family's options. */
 const char *clt__base_build_options(const clt_context *ctx);
 
+/* " -DCLT_REQD=0" on NVIDIA, "" elsewhere: appended to the options of the programs whose kernels
+ * declare their group with CLT_FIXED_GROUP (cl_kernels/common/fixed_group.h says why). */
+const char *clt__fixed_group_option(const clt_context *ctx);
+
 #endif /* CLT_PROGRAM_H */

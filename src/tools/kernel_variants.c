@@ -90,7 +90,7 @@ static clt_status gemm_variants(clt_context *ctx, const clt__gemm_table *t, clt_
                     int txw = clt__gemm_tiled_warp_cols(t, c);
                     if (txw > 0)
                         snprintf(base + strlen(base), sizeof base - strlen(base), " -DTXW=%d", txw);
-                    snprintf(opts, sizeof opts, "%s%s", base, suffix);
+                    snprintf(opts, sizeof opts, "%s%s%s", base, clt__fixed_group_option(ctx), suffix);
                     st = add(l, u, "gemm_tiled", opts, clt__gemm_tiled_wg(c), NULL);
                 }
             }
@@ -307,11 +307,9 @@ static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use
             if (!clt__attention_mtiles(ctx, (att_kernel)w, dims[di], &m))
                 continue;
             for (int aligned = 0; aligned < 2 && !st; aligned++) {
-                char opts[160];
-                snprintf(opts, sizeof opts,
-                         "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u "
-                         "-DATT_TC=%u -DATT_ALIGNED=%d -DATT_UNROLL=1",
-                         w, dims[di], m.br, m.bc, m.tr, m.tc, aligned);
+                char opts[200];
+                clt__attention_tiled_options(ctx, (att_kernel)w, dims[di], m, aligned, 1, opts,
+                                             sizeof opts);
                 st = add(l, use, "attention_tiled", opts, (int)clt__attention_tiled_group(m), NULL);
             }
         }

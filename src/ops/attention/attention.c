@@ -213,11 +213,9 @@ static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int ali
          * compile-time knobs of attention_tiled.cl that the tiles do not cover). */
         const char *extra = getenv("CLT_ATTENTION_TILED_OPTS");
         char options[320];
-        snprintf(options, sizeof options,
-                 "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
-                 "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s%.160s",
-                 (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, extra ? " " : "",
-                 extra ? extra : "");
+        clt__attention_tiled_options(ctx, which, d, m, aligned, unroll, options, sizeof options);
+        if (extra)
+            snprintf(options + strlen(options), sizeof options - strlen(options), " %.160s", extra);
         clt_status st = clt__kernel_get(ctx, "attention_tiled", options, tiled_names[which], &l->k);
         if (st != CLT_SUCCESS)
             return st;

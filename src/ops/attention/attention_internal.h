@@ -45,4 +45,10 @@ int clt__attention_mtiles(const clt_context *ctx, att_kernel which, int d, att_m
 size_t clt__attention_tiled_local_bytes(att_kernel which, int d, att_mtiles t);
 unsigned clt__attention_tiled_group(att_mtiles t);
 
+/* The build options of micro-tiled kernel `which` (attention.c and the kernel variant list share
+ * them): the tiles, the head dimension, the alignment and unroll switches, and the fixed-group
+ * option of the context (program.h). */
+void clt__attention_tiled_options(const clt_context *ctx, att_kernel which, int d, att_mtiles m,
+                                  int aligned, int unroll, char *buf, size_t cap);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ops/attention/attention_internal.h"
+#include "program/program.h"
 #include "tune/dispatch_common.h"
 
 /* Per head dimension (32, 64, 128): {br, bc, tr, tc} of fwd, dq, dkdv. Chosen with clang's PTX and
@@ -41,6 +42,15 @@ att_impl clt__attention_impl(const clt_context *ctx)
 }
 
 unsigned clt__attention_tiled_group(att_mtiles t) { return (t.br / t.tr) * (t.bc / t.tc); }
+
+void clt__attention_tiled_options(const clt_context *ctx, att_kernel which, int d, att_mtiles m,
+                                  int aligned, int unroll, char *buf, size_t cap)
+{
+    snprintf(buf, cap,
+             "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
+             "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s",
+             (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, clt__fixed_group_option(ctx));
+}
 
 size_t clt__attention_tiled_local_bytes(att_kernel which, int d, att_mtiles t)
 {

@@ -268,6 +268,7 @@ static clt_status try_tiled(gemm_launch *L, const clt__gemm_table *t, int first,
         int txw = clt__gemm_tiled_warp_cols(t, c);
         if (txw > 0 && !(extra && strstr(extra, "-DTXW"))) /* the switch's TXW, not a redefinition */
             snprintf(opts + strlen(opts), sizeof opts - strlen(opts), " -DTXW=%d", txw);
+        strncat(opts, clt__fixed_group_option(L->ctx), sizeof opts - strlen(opts) - 1);
         if (extra) {
             strncat(opts, " ", sizeof opts - strlen(opts) - 1);
             strncat(opts, extra, sizeof opts - strlen(opts) - 1);

@@ -105,12 +105,9 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
              "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DNPARAMS=%lld",
              wg, cols, ppi, nl, (long long)d->inputs, d->encoding == CLT_MLP_ENCODING_FOURIER,
              (long long)cfg->scratch, (long long)mlp->nparams);
-    /* NVIDIA: no reqd_work_group_size (CLT_REQD=0, see mlp_fused.cl); the group is still checked
-     * against the built kernel's limit below. */
-    if (ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA) {
-        size_t used = strlen(cfg->options);
-        snprintf(cfg->options + used, sizeof cfg->options - used, " -DCLT_REQD=0");
-    }
+    /* the group is still checked against the built kernel's limit below */
+    size_t used = strlen(cfg->options);
+    snprintf(cfg->options + used, sizeof cfg->options - used, "%s", clt__fixed_group_option(ctx));
     put_list(cfg->options, sizeof cfg->options, "MLP_W", w, nl + 1);
     put_list(cfg->options, sizeof cfg->options, "MLP_ACT", a, nl);
     put_list(cfg->options, sizeof cfg->options, "MLP_POFF", mlp->poff, nl);
