@@ -22,9 +22,11 @@
  *   A query row that sees no key at all (key length 0, say) gives out = 0, lse = -inf, and zero
  *   gradients (PyTorch gives NaN there).
  *
- * Launches: forward one; backward two (dK and dV with one work-item per key row; dQ with one per
- * query row: the backward never needs atomics, so results are deterministic). Both compute
- * D_i = dout_i . out_i inside the kernel (no pre-pass, no workspace).
+ * Launches: forward one; backward two (dQ per block of query rows, then dK and dV per block of
+ * key rows: the backward never needs atomics, so results are deterministic). D_i = dout_i . out_i
+ * is computed inside the kernels: on GPUs the dQ kernel computes it once per query row and leaves
+ * it in a context workspace for the dK/dV kernel (b * h * seq_q floats, kept for the context's
+ * life); CPU devices compute it in both kernels.
  *
  * Tuning: the tile sizes are build options chosen per device class and head dimension (see
  * src/ops/attention/attention_params.c); CLT_ATTENTION_TILES="fwd_bm,fwd_bn,bwd_bm,bwd_bn" in the

@@ -27,12 +27,14 @@
  *   V is loaded into K's buffer (the barrier before P is read also ends every read of K), then
  *   O += P V. At the end the CX partial sums of l are added in a fixed order.
  * attention_tiled_bwd_dq: Q and dO tiles stay in local memory; D_i = dO_i . O_i from the item's
- *   columns, reduced like l; per key tile: K and V to local, S and dP = dO V^T micro-tiles,
- *   dS = P (dP - D_i) to local, dQ += dS K.
- * attention_tiled_bwd_dkdv: K (pre-scaled) and V own tiles stay in local memory; per query tile:
- *   Q, dO, lse2 and D_i (from dO . O, one row per item, read from global memory: the same cost as in
- *   attention.cl, small next to the tile's BR*BC*D*4 FMAs) to local; S^T = K Q^T and dP^T = V dO^T
- *   micro-tiles, P^T and dS^T to local, dV += P^T dO, dK += dS^T Q.
+ *   columns, reduced like l, and written to delta_out[bh * sq + i] for the dK/dV kernel; per key
+ *   tile: K and V to local, S and dP = dO V^T micro-tiles, dS = P (dP - D_i) to local, dQ += dS K.
+ * attention_tiled_bwd_dkdv (enqueued after dq): K (pre-scaled) and V own tiles stay in local
+ *   memory; per query tile: Q, dO, lse2 and D_i (dq's delta_out, the same values dq used) to local;
+ *   S^T = K Q^T and dP^T = V dO^T micro-tiles, P^T and dS^T to local, dV += P^T dO, dK += dS^T Q.
+ *   Why D_i comes from dq: computed here, every group re-read a query tile's O and dO rows from
+ *   global memory (L2) with a third of its items, once per key group: at b8h8s1024d64, 32 key
+ *   groups per head, 1 GB of extra L2 reads and a serial chain of loads before each tile.
  * dQ is its own kernel, recomputing S and dP, rather than partial dQ per key block reduced later.
  *   Estimate at b8h8s1024d64 (one GEMM-shaped product = 2 B H S^2 D = 8.6 GFLOP): recompute = 7
  *   products (60 GFLOP; dq's 3 cost ~0.8 ms at 33 TFLOP/s); partials = 5 products (43 GFLOP) plus a
@@ -287,7 +289,7 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
                        __global const float *lse, ulong lse_off, __global const float *d_o,
                        ulong do_off, __global float *dq, ulong dq_off, __global const int *key_len,
                        ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
-                       float scale_log2, float scale, int causal)
+                       float scale_log2, float scale, int causal, __global float *delta_out)
 {
     __local float4 qs[ATT_BR * DP];
     __local float4 dos[ATT_BR * DP];
@@ -324,6 +326,15 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
         lse2[r] = i < sq ? lse[lse_off + (ulong)bh * sq + i] * LOG2E : -INFINITY;
     }
     ROW_REDUCE(delta, part, red, OP_ADD)
+    /* for attention_tiled_bwd_dkdv, which runs next (see its banner) */
+    if (tx == 0) {
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            uint i = row0 + ty + RY * r;
+            if (i < sq)
+                delta_out[(ulong)bh * sq + i] = delta[r];
+        }
+    }
 
     for (uint j0 = 0; j0 < kend; j0 += ATT_BC) {
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's dS K is done with ks and ps */
@@ -369,8 +380,9 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
 #if ATT_KERNEL == 2
 __kernel CLT_FIXED_GROUP(NT) void
 attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k,
-                         ulong k_off, __global const float *v, ulong v_off, __global const float *o,
-                         ulong o_off, __global const float *lse, ulong lse_off,
+                         ulong k_off, __global const float *v, ulong v_off,
+                         __global const float *delta, ulong delta_off_unused,
+                         __global const float *lse, ulong lse_off,
                          __global const float *d_o, ulong do_off, __global float *dk, ulong dk_off,
                          __global float *dv, ulong dv_off, __global const int *key_len,
                          ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
@@ -412,11 +424,7 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
             uint i = i0 + rr;
             float l2 = -INFINITY, dl = 0.0f;
             if (i < sq) {
-                float4 a = (float4)(0.0f);
-                for (int c = 0; c < D4; c++)
-                    a = fma(LOAD4(d_o, do_off, qbase + (ulong)i * D4 + c),
-                            LOAD4(o, o_off, qbase + (ulong)i * D4 + c), a);
-                dl = (a.x + a.y) + (a.z + a.w);
+                dl = delta[(ulong)bh * sq + i];
                 l2 = lse[lse_off + (ulong)bh * sq + i] * LOG2E;
             }
             lse2s[rr] = l2;

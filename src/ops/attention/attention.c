@@ -157,12 +157,18 @@ static clt_status check_aliasing(const char *who, const att_arg *args, int n, in
     return CLT_SUCCESS;
 }
 
-/* A prepared launch: kernel, rows it covers, group size, rows per group. */
+/* A prepared launch: kernel, rows it covers, group size, rows per group, and whether the kernel
+ * is a micro-tiled one (attention_tiled.cl). */
 typedef struct att_launch {
     cl_kernel k;
     uint64_t rows, bh;
     unsigned group, per;
+    int tiled;
 } att_launch;
+
+/* memory.h: the workspace slot of the backward pass's row deltas D_i = dout_i . out_i, which the
+ * micro-tiled dQ kernel writes and the micro-tiled dK/dV kernel reads (attention_tiled.cl). */
+#define DELTA_SLOT 7
 
 /* The built kernel `which` for head_dim d and its tiles, the group shrunk (tiles halved) until the
  * built kernel accepts it. */
@@ -200,14 +206,17 @@ static clt_status get_kernel(clt_context *ctx, att_kernel which, int d, int alig
     }
 }
 
-/* The micro-tiled kernel `which` (attention_tiled.cl) when the call uses that implementation and
- * its tiles fit the context and the built kernel's group limit; else the row kernel. Both take the
- * same arguments. */
+/* The micro-tiled kernel `which` (attention_tiled.cl) when allowed, the call uses that
+ * implementation and its tiles fit the context and the built kernel's group limit; else the row
+ * kernel. Both take the same arguments, except that the tiled dQ kernel also writes the row deltas
+ * and the tiled dK/dV kernel reads them in place of out. */
 static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int aligned,
-                              att_launch *l, const char *who)
+                              int allow_tiled, att_launch *l, const char *who)
 {
     att_mtiles m;
-    if (clt__attention_impl(ctx) == ATT_IMPL_TILED && clt__attention_mtiles(ctx, which, d, &m)) {
+    l->tiled = 0;
+    if (allow_tiled && clt__attention_impl(ctx) == ATT_IMPL_TILED &&
+        clt__attention_mtiles(ctx, which, d, &m)) {
         int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
         /* CLT_ATTENTION_TILED_OPTS: extra -D options for tuning runs (ATT_KUNROLL, ATT_LOAD_UNROLL:
          * compile-time knobs of attention_tiled.cl that the tiles do not cover). */
@@ -223,6 +232,7 @@ static clt_status pick_kernel(clt_context *ctx, att_kernel which, int d, int ali
         if (clt__kernel_work_group_limit(ctx, l->k) >= group) {
             l->group = group;
             l->per = m.br;
+            l->tiled = 1;
             return CLT_SUCCESS;
         }
     }
@@ -310,8 +320,8 @@ clt_status clt_attention_forward(const clt_tensor *q, const clt_tensor *k, const
     clt_context *ctx = q->ctx;
     if (g.b * g.h * g.sq == 0)
         return CLT_SUCCESS;
-    att_launch l = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0};
-    if ((st = pick_kernel(ctx, ATT_FWD, (int)g.d, offsets_aligned(args, n), &l, who)))
+    att_launch l = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0, 0};
+    if ((st = pick_kernel(ctx, ATT_FWD, (int)g.d, offsets_aligned(args, n), 1, &l, who)))
         return st;
     att_scalars s;
     scalars_of(&g, opts, q->storage->mem, &s);
@@ -344,18 +354,28 @@ clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, cons
         return st;
     clt_context *ctx = q->ctx;
     int aligned = offsets_aligned(args, 9);
-    att_launch lq = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0};
-    att_launch lk = {NULL, (uint64_t)g.sk, (uint64_t)(g.b * g.h), 0, 0};
+    att_launch lq = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0, 0};
+    att_launch lk = {NULL, (uint64_t)g.sk, (uint64_t)(g.b * g.h), 0, 0, 0};
     /* Both kernels are built and given their arguments before either is enqueued: a failure leaves
-     * nothing enqueued. */
+     * nothing enqueued. The tiled dK/dV kernel reads the deltas the tiled dQ kernel writes, so it
+     * runs only after that one (or when there is no query row to read). */
     if (lq.rows && lq.bh) {
-        if ((st = pick_kernel(ctx, ATT_BWD_DQ, (int)g.d, aligned, &lq, who)))
+        if ((st = pick_kernel(ctx, ATT_BWD_DQ, (int)g.d, aligned, 1, &lq, who)))
             return st;
     }
     if (lk.rows && lk.bh) {
-        if ((st = pick_kernel(ctx, ATT_BWD_DKDV, (int)g.d, aligned, &lk, who)))
+        if ((st = pick_kernel(ctx, ATT_BWD_DKDV, (int)g.d, aligned, lq.tiled || !lq.k, &lk, who)))
             return st;
     }
+    /* Any valid buffer stands in for the deltas where no kernel touches them. */
+    cl_mem delta = q->storage->mem;
+    if (lq.tiled) {
+        int fresh;
+        size_t bytes = (size_t)(g.b * g.h * g.sq) * sizeof(float);
+        if ((st = clt__workspace_get(ctx, DELTA_SLOT, bytes, &delta, &fresh)))
+            return st;
+    }
+    cl_ulong delta_off = 0;
     att_scalars s;
     scalars_of(&g, opts, q->storage->mem, &s);
     cl_ulong qo = q->offset / 4, ko = k->offset / 4, vo = v->offset / 4, oo = out->offset / 4;
@@ -367,13 +387,19 @@ clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, cons
                         MEM(lse),      {8, &lo},        MEM(dout),      {8, &doo},
                         MEM(dq),       {8, &dqo},       {sizeof(cl_mem), &s.len_mem},
                         {8, &s.len_off}, {4, &s.has_len}, {4, &s.heads}, {4, &s.sq},
-                        {4, &s.sk},    {4, &s.scale_log2}, {4, &s.scale}, {4, &s.causal}};
-        if ((st = set_args(ctx, lq.k, a, (int)(sizeof a / sizeof a[0]), who)))
+                        {4, &s.sk},    {4, &s.scale_log2}, {4, &s.scale}, {4, &s.causal},
+                        {sizeof(cl_mem), &delta}};
+        int n = (int)(sizeof a / sizeof a[0]) - !lq.tiled;
+        if ((st = set_args(ctx, lq.k, a, n, who)))
             return st;
     }
     if (lk.k) {
+        /* the tiled kernel takes the deltas where the row kernel takes out */
+        cl_mem o_or_delta = lk.tiled ? delta : out->storage->mem;
+        cl_ulong o_or_delta_off = lk.tiled ? delta_off : oo;
         att_karg a[] = {MEM(q),        {8, &qo},        MEM(k),         {8, &ko},
-                        MEM(v),        {8, &vo},        MEM(out),       {8, &oo},
+                        MEM(v),        {8, &vo},        {sizeof(cl_mem), &o_or_delta},
+                        {8, &o_or_delta_off},
                         MEM(lse),      {8, &lo},        MEM(dout),      {8, &doo},
                         MEM(dk),       {8, &dko},       MEM(dv),        {8, &dvo},
                         {sizeof(cl_mem), &s.len_mem}, {8, &s.len_off}, {4, &s.has_len},
@@ -382,7 +408,7 @@ clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, cons
         if ((st = set_args(ctx, lk.k, a, (int)(sizeof a / sizeof a[0]), who)))
             return st;
     }
-    if ((st = enqueue(ctx, &lk, who)))
+    if ((st = enqueue(ctx, &lq, who)))
         return st;
-    return enqueue(ctx, &lq, who);
+    return enqueue(ctx, &lk, who);
 }
