@@ -175,6 +175,8 @@ static int masked_fill_x4(clt__sd *s, const clt_tensor *mask)
     int vec = m.d[k - 1] == 1 && moff % 4 == 0;
     for (int d = 0; d < k - 1; d++)
         vec = vec && m.d[d] % 4 == 0;
+    if (!vec && m.d[k - 1] != 0) /* a per-element mask at an unaligned place: 4 loads a unit */
+        return 0;
     m.c[1] = vec;
     *s = m;
     return 1;
