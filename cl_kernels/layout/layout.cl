@@ -66,8 +66,10 @@ static inline void row_offsets32(const clt_sd *s, int last, uint r, uint *ao, ui
  * store (the scalar layout_copy moved 4 bytes per item and divided per element: permute_0213 /
  * 8x1024x8x64 ran at half of PyTorch). The host checks: shape[last] % 4 == 0, b[last] == 1, b_off
  * and the other b strides multiples of 4, every offset reached below 2^31. e0 = 1: a[last] == 1
- * and a_off, the other a strides multiples of 4 too (one 16-byte load); 0: four loads with stride
- * a[last] (a step-2 slice; the four hit the same sectors, which L1 serves). */
+ * and a_off, the other a strides multiples of 4 too (one 16-byte load); 2: a[last] == 2, aligned
+ * alike, and src's buffer holds the element after the last one used (a step-2 slice: two 16-byte
+ * loads, even lanes kept; the odd ones share their sectors anyway); 0: four loads with stride
+ * a[last]. */
 __kernel void layout_copy_x4(__global uint *dst, __global const uint *src, clt_sd s)
 {
     const int last = (int)s.ndim - 1;
@@ -81,10 +83,14 @@ __kernel void layout_copy_x4(__global uint *dst, __global const uint *src, clt_s
         a += j * sa;
         b += j;
         uint4 v;
-        if (s.e0)
+        if (s.e0 == 1) {
             v = src4[a / 4u];
-        else
+        } else if (s.e0 == 2) {
+            uint4 lo = src4[a / 4u], hi = src4[a / 4u + 1u];
+            v = (uint4)(lo.s0, lo.s2, hi.s0, hi.s2);
+        } else {
             v = (uint4)(src[a], src[a + sa], src[a + 2u * sa], src[a + 3u * sa]);
+        }
         dst4[b / 4u] = v;
     }
 }

@@ -429,7 +429,8 @@ static void run_masked_fill_case(clt_context *ctx, const mf_case *c, int as_int,
     for (int64_t j = 0; j < total; j++) {
         int64_t i = j - off, cc, r = i, o = 0;
         if (i < 0 || i >= n) {
-            ck_assert_msg(isnan(all[j]), "masked_fill wrote element %lld outside out", (long long)j);
+            ck_assert_msg(isnan(all[j]), "masked_fill wrote element %lld outside out",
+                          (long long)j);
             continue;
         }
         for (int d = c->nd - 1; d >= 0; d--) {

@@ -116,7 +116,8 @@ static void run_copy(clt_context *ctx, const copy_case *c)
     placed x = place(ctx, nd, c->xs, c->xo, h), out = place(ctx, nd, os, c->oo, NULL);
     const char *op = c->kind == 0 ? "clt_permute" : "clt_slice";
     const uint64_t before = tu_launches(ctx, op, "layout_copy_x4");
-    TU_OK(c->kind == 0 ? clt_permute(x.t, c->perm, out.t) : clt_slice(x.t, c->start, c->step, out.t));
+    TU_OK(c->kind == 0 ? clt_permute(x.t, c->perm, out.t)
+                       : clt_slice(x.t, c->start, c->step, out.t));
     expect_placed(&out, want, op);
     char what[96];
     snprintf(what, sizeof what, "%s of %lldx%lld.. at %lld into %lld", op, (long long)c->xs[0],
@@ -157,6 +158,22 @@ START_TEST(copy_x4_and_fallbacks)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_copy(ctx, &cases[i]);
+    /* A stride-2 view whose last element used is the next-to-last of its buffer: the paired
+     * 16-byte loads may only run while the element after it is inside the buffer. */
+    const int64_t bn = 15;
+    uint32_t *h = rnd_bits(bn), want[8];
+    clt_tensor *base = NULL;
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &bn, h, (size_t)bn * 4, &base));
+    clt_strided_view v = {.base = base, .offset = 0, .ndim = 2, .shape = {2, 4}, .strides = {8, 2}};
+    ref_strided_copy(h, 0, 2, v.shape, v.strides, want);
+    placed out = place(ctx, 2, v.shape, 0, NULL);
+    const uint64_t before = tu_launches(ctx, "clt_copy_strided", "layout_copy_x4");
+    TU_OK(clt_copy_strided(&v, out.t));
+    expect_placed(&out, want, "copy_strided by 2 to the buffer's end");
+    expect_path(ctx, "clt_copy_strided", "layout_copy_x4", 1, before, "copy_strided by 2");
+    unplace(&out);
+    clt_tensor_free(base);
+    free(h);
     tu_context_free(ctx);
 }
 END_TEST
@@ -201,7 +218,8 @@ static void run_concat(clt_context *ctx, const int64_t *base, int axis, int n, c
     TU_OK(clt_concat(n, xt, axis, out.t));
     expect_placed(&out, want, "concat");
     char what[96];
-    snprintf(what, sizeof what, "concat of %d pieces [%lld, ..] on axis %d", n, (long long)ext[0], axis);
+    snprintf(what, sizeof what, "concat of %d pieces [%lld, ..] on axis %d", n, (long long)ext[0],
+             axis);
     expect_path(ctx, "clt_concat", "layout_join4_x4", fast, before, what);
     before = tu_launches(ctx, "clt_split", "layout_join4_x4");
     TU_OK(clt_split(out.t, axis, n, ot));

@@ -238,8 +238,8 @@ clt_status clt_masked_fill(const clt_tensor *x, const clt_tensor *mask, float va
         return CLT_SUCCESS;
     if (!clt__cpu_style(x->ctx) && masked_fill_x4(&s, mask))
         return clt__index_run_items(x->ctx, "index_masked_fill_x4", out->storage->mem,
-                                    x->storage->mem, &s, mask->storage->mem,
-                                    (uint64_t)s.count / 4, who);
+                                    x->storage->mem, &s, mask->storage->mem, (uint64_t)s.count / 4,
+                                    who);
     if (clt__cpu_style(x->ctx)) {
         cl_kernel k;
         if ((st = clt__kernel_get(x->ctx, CLT__INDEX_FAMILY, "", "index_masked_fill_rows", &k)))

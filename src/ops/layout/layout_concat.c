@@ -126,7 +126,8 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
         return CLT_SUCCESS;
     if (clt__cpu_style(ctx))
         return per_piece(ctx, who, joined, n, parts, axis, new_axis, to_joined);
-    /* GPUs: groups of up to 4 pieces, one launch each (layout_join4); empty pieces take no slot. */
+    /* GPUs: groups of up to 4 pieces, one launch each (layout_join4 or layout_join4_x4); empty
+     * pieces take no slot. */
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; d++)
         outer *= joined->shape[d];
