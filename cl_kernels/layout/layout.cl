@@ -4,8 +4,9 @@
  * Data: 4-byte elements moved as uint (f32 and i32 alike); the summing kernels are f32. Every
  * index is 64-bit but in the *_x4 kernels (16-byte units, 32-bit indices, chosen by the host when
  * sizes and alignment allow). Every kernel but the transpose and layout_pad_planes (3-D grids) is
- * a 1-D grid-stride loop over s.count items (or count / 4 units), so any global size works. The index description (common/strided.h) says where each element
- * lives; each kernel's comment says what it keeps in the extras c, d, e, e0, e1.
+ * a 1-D grid-stride loop over s.count items (or count / 4 units), so any global size works. The
+ * index description (common/strided.h) says where each element lives; each kernel's comment says
+ * what it keeps in the extras c, d, e, e0, e1.
  *
  * -D contract: LT_IDX32 (0 / 1): layout_copy indexes in 32 bits (the host sets it only when the
  * count and every offset reached are below 2^31; 64-bit division costs several times more). The
