@@ -2,9 +2,11 @@
  * views), a tiled transpose, slice backward, pad and the summing backward passes.
  *
  * Data: 4-byte elements moved as uint (f32 and i32 alike); the summing kernels are f32. Every
- * index is 64-bit. Every kernel but the transpose is a 1-D grid-stride loop over s.count items,
- * so any global size works. The index description (common/strided.h) says where each element
- * lives; each kernel's comment says what it keeps in the extras c, d, e, e0, e1.
+ * index is 64-bit but in the *_x4 kernels (16-byte units, 32-bit indices, chosen by the host when
+ * sizes and alignment allow). Every kernel but the transpose and layout_pad_planes (3-D grids) is
+ * a 1-D grid-stride loop over s.count items (or count / 4 units), so any global size works. The
+ * index description (common/strided.h) says where each element lives; each kernel's comment says
+ * what it keeps in the extras c, d, e, e0, e1.
  *
  * -D contract: LT_IDX32 (0 / 1): layout_copy indexes in 32 bits (the host sets it only when the
  * count and every offset reached are below 2^31; 64-bit division costs several times more). The
@@ -41,6 +43,57 @@ __kernel void layout_copy(__global uint *dst, __global const uint *src, clt_sd s
         dst[bo] = src[ao];
     }
 #endif
+}
+
+/* Offsets in A and B (32 bits) of the start of row r of the box's leading axes (all but the
+ * last). The outermost axis needs no division: r is below its extent there. */
+static inline void row_offsets32(const clt_sd *s, int last, uint r, uint *ao, uint *bo)
+{
+    uint a = (uint)s->a_off, b = (uint)s->b_off;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 2; d >= 1; d--) {
+        if (d >= last)
+            continue;
+        uint n = (uint)s->shape[d], q = r / n, c = r - q * n;
+        a += c * (uint)s->a[d];
+        b += c * (uint)s->b[d];
+        r = q;
+    }
+    *ao = a + (last > 0 ? r * (uint)s->a[0] : 0u);
+    *bo = b + (last > 0 ? r * (uint)s->b[0] : 0u);
+}
+
+/* GPU copy of a box whose last axis is contiguous in dst, 4 elements per item and one 16-byte
+ * store (the scalar layout_copy moved 4 bytes per item and divided per element: permute_0213 /
+ * 8x1024x8x64 ran at half of PyTorch). The host checks: shape[last] % 4 == 0, b[last] == 1, b_off
+ * and the other b strides multiples of 4, every offset reached below 2^31. e0 = 1: a[last] == 1
+ * and a_off, the other a strides multiples of 4 too (one 16-byte load); 2: a[last] == 2, aligned
+ * alike, and src's buffer holds the element after the last one used (a step-2 slice: two 16-byte
+ * loads, even lanes kept; the odd ones share their sectors anyway); 0: four loads with stride
+ * a[last]. */
+__kernel void layout_copy_x4(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const int last = (int)s.ndim - 1;
+    const uint n4 = (uint)CLT_SD_PICK(s.shape, last) / 4u, count4 = (uint)s.count / 4u;
+    const uint sa = (uint)CLT_SD_PICK(s.a, last);
+    __global uint4 *dst4 = (__global uint4 *)dst;
+    __global const uint4 *src4 = (__global const uint4 *)src;
+    for (uint i = get_global_id(0); i < count4; i += get_global_size(0)) {
+        uint r = i / n4, j = (i - r * n4) * 4u, a, b;
+        row_offsets32(&s, last, r, &a, &b);
+        a += j * sa;
+        b += j;
+        uint4 v;
+        if (s.e0 == 1) {
+            v = src4[a / 4u];
+        } else if (s.e0 == 2) {
+            uint4 lo = src4[a / 4u], hi = src4[a / 4u + 1u];
+            v = (uint4)(lo.s0, lo.s2, hi.s0, hi.s2);
+        } else {
+            v = (uint4)(src[a], src[a + sa], src[a + 2u * sa], src[a + 3u * sa]);
+        }
+        dst4[b / 4u] = v;
+    }
 }
 
 /* CPU variant: one item per LT_ROWS_PER_ITEM consecutive rows of the last axis (rows = count /
@@ -177,6 +230,37 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
             ao += (inside ? x : 0) * s.a[d];
         }
         dst[bo] = inside ? src[ao] : (uint)s.e1;
+    }
+}
+
+/* Pad where only the last two axes are padded (NCHW images): the box is [planes, H, W] of out
+ * (shape, strides b), x has strides a, c[1], c[2] = before, e[1], e[2] = x's H, W, e0 = mode, e1
+ * = the fill bits (as layout_pad). A 3-D grid: W along x (exact coordinates, no division), H and
+ * the planes along y and z, grid-stride loops there (NVIDIA caps those grid dimensions). */
+static inline long pad_source(long o, long before, long len, int reflect)
+{
+    long x = o - before;
+    if (reflect) {
+        x = x < 0 ? -x : x;
+        x = x >= len ? 2 * (len - 1) - x : x;
+    }
+    return x >= 0 && x < len ? x : -1;
+}
+
+__kernel void layout_pad_planes(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const long w = get_global_id(0);
+    if (w >= s.shape[2])
+        return;
+    const int reflect = s.e0 == 1;
+    const long xw = pad_source(w, s.c[2], s.e[2], reflect);
+    for (long h = get_global_id(1); h < s.shape[1]; h += get_global_size(1)) {
+        const long xh = pad_source(h, s.c[1], s.e[1], reflect);
+        const int inside = xw >= 0 && xh >= 0;
+        const long ao = s.a_off + (inside ? xh * s.a[1] + xw * s.a[2] : 0);
+        const long bo = s.b_off + h * s.b[1] + w * s.b[2];
+        for (long p = get_global_id(2); p < s.shape[0]; p += get_global_size(2))
+            dst[bo + p * s.b[0]] = inside ? src[ao + p * s.a[0]] : (uint)s.e1;
     }
 }
 
@@ -326,5 +410,34 @@ __kernel void layout_join4(__global uint *joined, __global uint *p0, __global ui
             joined[jo] = piece[po];
         else
             piece[po] = joined[jo];
+    }
+}
+
+/* layout_join4 in 16-byte units (one division per 4 elements, 32-bit indices): the same
+ * description; the host checks that every piece's row (d[p] * inner), piece offset c[p], the
+ * joined tensor's row (total * inner), window start (first * inner) and offset b_off are
+ * multiples of 4 elements, so no 4-element unit straddles two pieces, and that every offset
+ * reached is below 2^31. count: elements of the window (a multiple of 4). */
+__kernel void layout_join4_x4(__global uint *joined, __global uint *p0, __global uint *p1,
+                              __global uint *p2, __global uint *p3, clt_sd s)
+{
+    const uint inner = (uint)s.e1, wrow = (uint)s.e0 * inner, w4 = wrow / 4u;
+    const uint jrow = (uint)s.e[4] * inner, first = (uint)s.e[5] * inner;
+    const uint s1 = (uint)s.e[1] * inner, s2 = (uint)s.e[2] * inner, s3 = (uint)s.e[3] * inner;
+    const uint count4 = (uint)s.count / 4u;
+    for (uint i = get_global_id(0); i < count4; i += get_global_size(0)) {
+        uint row = i / w4, col = (i - row * w4) * 4u; /* element of the window's row */
+        int p = (col >= s1) + (col >= s2) + (col >= s3);
+        uint start = p == 0 ? (uint)s.e[0] * inner : p == 1 ? s1 : p == 2 ? s2 : s3;
+        uint ext = (uint)(p == 0 ? s.d[0] : p == 1 ? s.d[1] : p == 2 ? s.d[2] : s.d[3]) * inner;
+        uint off = (uint)(p == 0 ? s.c[0] : p == 1 ? s.c[1] : p == 2 ? s.c[2] : s.c[3]);
+        __global uint4 *piece = (__global uint4 *)(p == 0 ? p0 : p == 1 ? p1 : p == 2 ? p2 : p3);
+        __global uint4 *whole = (__global uint4 *)joined;
+        uint po = (off + row * ext + col - start) / 4u;
+        uint jo = ((uint)s.b_off + row * jrow + first + col) / 4u;
+        if (s.a_off)
+            whole[jo] = piece[po];
+        else
+            piece[po] = whole[jo];
     }
 }

@@ -1,6 +1,7 @@
 /* The indexing ops (cltensor_index.h) against plain-C references on fresh random data: embedding
  * and both backward modes (atomic, deterministic: bit-identical runs), gather / scatter /
- * scatter_add along every axis, index_select / index_add, masked_fill with broadcast masks,
+ * scatter_add along every axis, index_select / index_add, masked_fill with broadcast masks (and
+ * its GPU vector path with every fallback: unaligned views, last extents not multiples of 4),
  * one_hot, topk (ties, NaN, k = n, k = 64); out-of-range indices (never write outside a buffer:
  * guard zones around the outputs stay intact), and the error paths. */
 #include <check.h>
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/common/launch.h"
 #include "ref/layout_ref.h"
 #include "util/test_util.h"
 
@@ -370,6 +372,119 @@ START_TEST(masked_fill_and_one_hot)
 }
 END_TEST
 
+/* masked_fill's GPU vector path (index_masked_fill_x4) and its fallbacks: x [nd: xs] at element
+ * offset xo of a poisoned buffer, the mask [mnd: ms] (f32 or i32) at mo, out at oo (in place:
+ * out is x). The buffer around out stays poison; on GPU-style profiles the path taken is
+ * asserted (fast: the vector kernel ran). */
+typedef struct mf_case {
+    int nd, mnd;
+    int64_t xs[3], ms[3];
+    int64_t xo, mo, oo;
+    int fast;
+} mf_case;
+
+static clt_tensor *mf_place(clt_context *ctx, clt_dtype dt, int nd, const int64_t *s, int64_t off,
+                            int64_t n, clt_tensor **buf)
+{
+    const int64_t total = off + n + 7;
+    clt_tensor *v = NULL;
+    TU_OK(clt_tensor_create(ctx, dt, 1, &total, buf));
+    tu_poison(*buf);
+    TU_OK(clt_tensor_view(*buf, off, nd, s, &v));
+    return v;
+}
+
+static void run_masked_fill_case(clt_context *ctx, const mf_case *c, int as_int, int in_place)
+{
+    int64_t n = 1, mn = 1, al[3], ast[3];
+    for (int d = 0; d < c->nd; d++)
+        n *= c->xs[d];
+    for (int d = 0; d < c->mnd; d++)
+        mn *= c->ms[d];
+    for (int d = 0; d < c->nd; d++)
+        al[d] = d - (c->nd - c->mnd) >= 0 ? c->ms[d - (c->nd - c->mnd)] : 1;
+    ref_strides(c->nd, al, ast);
+    float *x = rnd(n);
+    int32_t *mh = malloc((size_t)(mn ? mn : 1) * 4);
+    for (int64_t i = 0; i < mn; i++) { /* f32: -0.0 is unset, any other bits set */
+        int on = (int)(tu_rng_next() % 2);
+        float f = on ? (i % 3 ? 1.0f : -2.0f) : (i % 2 ? -0.0f : 0.0f);
+        if (as_int)
+            mh[i] = on ? (int32_t)(tu_rng_next() % 100) + 1 : 0;
+        else
+            memcpy(&mh[i], &f, 4);
+    }
+    clt_tensor *xb, *mb, *ob = NULL;
+    clt_tensor *xt = mf_place(ctx, CLT_F32, c->nd, c->xs, c->xo, n, &xb);
+    clt_tensor *mt = mf_place(ctx, as_int ? CLT_I32 : CLT_F32, c->mnd, c->ms, c->mo, mn, &mb);
+    clt_tensor *ot = in_place ? xt : mf_place(ctx, CLT_F32, c->nd, c->xs, c->oo, n, &ob);
+    if (n)
+        TU_OK(clt_tensor_write(xt, x, (size_t)n * 4));
+    if (mn)
+        TU_OK(clt_tensor_write(mt, mh, (size_t)mn * 4));
+    const uint64_t before = tu_launches(ctx, "clt_masked_fill", "index_masked_fill_x4");
+    TU_OK(clt_masked_fill(xt, mt, -1e9f, ot));
+    const int64_t off = in_place ? c->xo : c->oo, total = off + n + 7;
+    float *all = down(in_place ? xb : ob);
+    for (int64_t j = 0; j < total; j++) {
+        int64_t i = j - off, cc, r = i, o = 0;
+        if (i < 0 || i >= n) {
+            ck_assert_msg(isnan(all[j]), "masked_fill wrote element %lld outside out",
+                          (long long)j);
+            continue;
+        }
+        for (int d = c->nd - 1; d >= 0; d--) {
+            cc = r % c->xs[d];
+            r /= c->xs[d];
+            o += (al[d] == 1 ? 0 : cc) * ast[d];
+        }
+        float mf;
+        memcpy(&mf, &mh[o], 4);
+        int on = as_int ? mh[o] != 0 : mf != 0.0f;
+        ck_assert_msg(all[j] == (on ? -1e9f : x[i]), "masked_fill x %lldx%lldx%lld element %lld",
+                      (long long)c->xs[0], (long long)c->xs[1], (long long)c->xs[2], (long long)i);
+    }
+    int fast = tu_launches(ctx, "clt_masked_fill", "index_masked_fill_x4") > before;
+    ck_assert_msg(fast == (c->fast && !clt__cpu_style(ctx)), "masked_fill x %lld..: vector path %s",
+                  (long long)c->xs[0], fast ? "ran" : "did not run");
+    free(all);
+    free(x);
+    free(mh);
+    clt_tensor_free(mt);
+    clt_tensor_free(mb);
+    clt_tensor_free(xt);
+    clt_tensor_free(xb);
+    if (!in_place) {
+        clt_tensor_free(ot);
+        clt_tensor_free(ob);
+    }
+}
+
+START_TEST(masked_fill_vector_paths)
+{
+    clt_context *ctx = tu_profiled_context();
+    static const mf_case cases[] = {
+        {3, 2, {3, 8, 8}, {8, 8}, 0, 0, 0, 1},     /* a causal-style [s, s] mask: 16-byte mask */
+        {3, 2, {2, 5, 8}, {5, 8}, 4, 8, 12, 1},    /* aligned views */
+        {3, 2, {2, 5, 8}, {5, 1}, 0, 0, 0, 1},     /* broadcast along the last axis */
+        {2, 1, {3, 4}, {1}, 0, 3, 0, 1},           /* one mask element for all */
+        {3, 3, {2, 3, 4}, {2, 1, 4}, 0, 0, 0, 1},  /* a broadcast middle axis */
+        {3, 2, {2, 5, 8}, {5, 8}, 0, 1, 0, 0},     /* unaligned mask: element-wise */
+        {3, 2, {2, 5, 8}, {5, 8}, 3, 0, 0, 0},     /* unaligned x */
+        {3, 2, {2, 5, 8}, {5, 8}, 0, 0, 2, 0},     /* unaligned out */
+        {2, 2, {7, 13}, {7, 13}, 0, 0, 0, 0},      /* primes: 91 elements */
+        {3, 1, {2, 3, 6}, {6}, 0, 0, 0, 0},        /* last extent 6 after merging */
+        {2, 2, {1, 1}, {1, 1}, 0, 0, 0, 0},        /* one element */
+        {2, 1, {0, 8}, {8}, 0, 0, 0, 0},           /* empty: nothing runs */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int as_int = 0; as_int < 2; as_int++)
+            run_masked_fill_case(ctx, &cases[i], as_int, 0);
+    run_masked_fill_case(ctx, &cases[1], 0, 1); /* in place */
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* The reference order: value descending (NaN first, -0 == +0), then index ascending. */
 static int ranks_before(float a, int ia, float b, int ib)
 {
@@ -511,6 +626,7 @@ Suite *index_suite(void)
     tcase_add_test(tc, embedding_forward_backward);
     tcase_add_test(tc, gather_scatter_every_axis);
     tcase_add_test(tc, masked_fill_and_one_hot);
+    tcase_add_test(tc, masked_fill_vector_paths);
     tcase_add_test(tc, topk_rows);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);

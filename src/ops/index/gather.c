@@ -145,6 +145,43 @@ clt_status clt_index_add(clt_tensor *out, int axis, const clt_tensor *index, con
     return scatter_like("clt_index_add", out, axis, index, src, 1, 1);
 }
 
+/* Turn masked_fill's description s into index_masked_fill_x4's when it fits (returns 1; s is left
+ * alone otherwise): merge neighbouring axes whose mask strides are contiguous (x and out always
+ * are), then ask for a last extent that is a multiple of 4, 16-byte aligned x and out, and every
+ * offset below 2^31; c[1] says whether the mask is read in 16-byte units too. */
+static int masked_fill_x4(clt__sd *s, const clt_tensor *mask)
+{
+    clt__sd m = *s;
+    int k = 0;
+    for (int d = 0; d < s->ndim; d++) {
+        if (s->shape[d] == 1)
+            continue;
+        if (k > 0 && m.d[k - 1] == s->d[d] * s->shape[d]) {
+            m.shape[k - 1] *= s->shape[d];
+            m.d[k - 1] = s->d[d];
+            continue;
+        }
+        m.shape[k] = s->shape[d];
+        m.d[k] = s->d[d];
+        k++;
+    }
+    if (k == 0) /* a single element */
+        m.shape[0] = 1, m.d[0] = 0, k = 1;
+    m.ndim = k;
+    const int64_t lim = INT32_MAX, moff = m.c[0];
+    if (m.shape[k - 1] % 4 || m.a_off % 4 || m.b_off % 4 || m.a_off + m.count >= lim ||
+        m.b_off + m.count >= lim || moff + mask->numel >= lim)
+        return 0;
+    int vec = m.d[k - 1] == 1 && moff % 4 == 0;
+    for (int d = 0; d < k - 1; d++)
+        vec = vec && m.d[d] % 4 == 0;
+    if (!vec && m.d[k - 1] != 0) /* a per-element mask at an unaligned place: 4 loads a unit */
+        return 0;
+    m.c[1] = vec;
+    *s = m;
+    return 1;
+}
+
 clt_status clt_masked_fill(const clt_tensor *x, const clt_tensor *mask, float value, clt_tensor *out)
 {
     CLT_PUBLIC_CALL();
@@ -199,6 +236,10 @@ clt_status clt_masked_fill(const clt_tensor *x, const clt_tensor *mask, float va
     s.e1 = bits;
     if (x->numel == 0)
         return CLT_SUCCESS;
+    if (!clt__cpu_style(x->ctx) && masked_fill_x4(&s, mask))
+        return clt__index_run_items(x->ctx, "index_masked_fill_x4", out->storage->mem,
+                                    x->storage->mem, &s, mask->storage->mem, (uint64_t)s.count / 4,
+                                    who);
     if (clt__cpu_style(x->ctx)) {
         cl_kernel k;
         if ((st = clt__kernel_get(x->ctx, CLT__INDEX_FAMILY, "", "index_masked_fill_rows", &k)))

@@ -64,7 +64,34 @@ static int transpose_axis(const clt__sd *s)
     return -1;
 }
 
-/* The generic copy: per row on CPUs, per element (32-bit indices when everything fits) on GPUs. */
+/* layout_copy_x4's e0 for a coalesced box with 32-bit offsets (amax: the last source element it
+ * reads), or -1 when the destination rows cannot be stored 4 elements at a time (last extent not
+ * a multiple of 4, dst not contiguous along it, or not 16-byte aligned). 1: 16-byte loads too; 2:
+ * source stride 2 (a step-2 slice), two 16-byte loads per 4 elements, which read one element past
+ * the last one used, so only while that stays inside src's buffer; 0: element loads. */
+static int copy_x4_mode(const clt__sd *s, int64_t amax, cl_mem src)
+{
+    int last = (int)s->ndim - 1;
+    if (s->shape[last] % 4 || s->b[last] != 1 || s->b_off % 4)
+        return -1;
+    int aligned = s->a_off % 4 == 0;
+    for (int d = 0; d < last; d++) {
+        if (s->b[d] % 4)
+            return -1;
+        aligned = aligned && s->a[d] % 4 == 0;
+    }
+    if (aligned && s->a[last] == 1)
+        return 1;
+    size_t bytes = 0;
+    if (aligned && s->a[last] == 2 &&
+        clGetMemObjectInfo(src, CL_MEM_SIZE, sizeof bytes, &bytes, NULL) == CL_SUCCESS &&
+        (uint64_t)(amax + 2) * 4 <= (uint64_t)bytes)
+        return 2;
+    return 0;
+}
+
+/* The generic copy: per row on CPUs; on GPUs 4 elements per item when the destination rows allow
+ * (layout_copy_x4), else per element (32-bit indices when everything fits). */
 static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
                                const char *who)
 {
@@ -84,6 +111,15 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
         bmax += (s->shape[d] - 1) * s->b[d];
     }
     int idx32 = s->count < INT32_MAX && amax < INT32_MAX && bmax < INT32_MAX;
+    int x4 = idx32 ? copy_x4_mode(s, amax, src) : -1;
+    if (x4 >= 0) {
+        clt__sd v = *s;
+        v.e0 = x4;
+        if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_x4", &k)) ||
+            (st = clt__sd_set_args(ctx, k, dst, src, &v, who)))
+            return st;
+        return clt__launch_1d(ctx, k, (uint64_t)s->count / 4, who);
+    }
     if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, idx32 ? "-DLT_IDX32=1" : "", "layout_copy",
                               &k)))
         return st;

@@ -1,7 +1,8 @@
 /* clt_concat, clt_split, clt_stack, clt_unstack: a piece is a window of the joined tensor along one
  * axis (stack: a window of extent 1 on the new axis), so all four share `pieces`, which checks
  * every piece first (nothing is enqueued unless all pass) and then copies groups of up to 4 pieces
- * into or out of their windows, one launch per group (layout_join4). */
+ * into or out of their windows, one launch per group (layout_join4, or layout_join4_x4 in 16-byte
+ * units when the rows and offsets are multiples of 4 elements). */
 #include <stdio.h>
 
 #include "ops/common/launch.h"
@@ -45,6 +46,24 @@ static clt_status per_piece(clt_context *ctx, const char *who, const clt_tensor 
             return st;
     }
     return CLT_SUCCESS;
+}
+
+/* Whether layout_join4_x4 can copy group s (its `used` pieces filled in): every piece row, piece
+ * offset, the joined row, the window start and the joined offset a multiple of 4 elements (16-byte
+ * units that never straddle two pieces), and every offset reached below 2^31. */
+static int join_x4_fits(const clt__sd *s, int used, const clt_tensor *joined)
+{
+    const int64_t inner = s->e1, lim = INT32_MAX;
+    int64_t outer = s->count / (s->e0 * inner);
+    if ((s->e[4] * inner) % 4 || (s->e[5] * inner) % 4 || s->b_off % 4 ||
+        s->b_off + joined->numel >= lim)
+        return 0;
+    for (int u = 0; u < used; u++) {
+        int64_t row = s->d[u] * inner;
+        if (row % 4 || s->c[u] % 4 || s->c[u] + outer * row >= lim)
+            return 0;
+    }
+    return 1;
 }
 
 /* joined: the whole tensor; parts[i]: the pieces; to_joined: concat/stack (1) or split/unstack (0);
@@ -107,14 +126,16 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
         return CLT_SUCCESS;
     if (clt__cpu_style(ctx))
         return per_piece(ctx, who, joined, n, parts, axis, new_axis, to_joined);
-    /* GPUs: groups of up to 4 pieces, one launch each (layout_join4); empty pieces take no slot. */
+    /* GPUs: groups of up to 4 pieces, one launch each (layout_join4 or layout_join4_x4); empty
+     * pieces take no slot. */
     int64_t outer = 1, inner = 1;
     for (int d = 0; d < axis; d++)
         outer *= joined->shape[d];
     for (int d = axis + 1; d < joined->ndim; d++)
         inner *= joined->shape[d];
-    cl_kernel k;
-    if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4", &k)))
+    cl_kernel k1, k4;
+    if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4", &k1)) ||
+        (st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4_x4", &k4)))
         return st;
     int64_t at = 0;
     int i = 0;
@@ -153,6 +174,8 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
         s.count = outer * (at - first) * inner;
         if (s.count == 0)
             continue;
+        int x4 = join_x4_fits(&s, used, joined);
+        cl_kernel k = x4 ? k4 : k1;
         if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &joined->storage->mem, who)))
             return st;
         for (int u = 0; u < 4; u++)
@@ -160,7 +183,7 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
                 return st;
         if ((st = clt__set_arg(ctx, k, 5, sizeof s, &s, who)))
             return st;
-        if ((st = clt__launch_1d(ctx, k, (uint64_t)s.count, who)))
+        if ((st = clt__launch_1d(ctx, k, (uint64_t)(x4 ? s.count / 4 : s.count), who)))
             return st;
     }
     return CLT_SUCCESS;

@@ -149,6 +149,59 @@ static void pad_desc(clt__sd *s, const clt_tensor *small, const clt_tensor *big,
     }
 }
 
+/* GPUs, when only the last two axes are padded (after merging the unpadded leading ones: an NCHW
+ * image's H and W): layout_pad_planes over [planes, H, W] with exact 3-D grid coordinates instead
+ * of layout_pad's 64-bit division per axis and element (pad_reflect/8x64x56x56 ran at 2.4x
+ * PyTorch's time). d: clt_pad's description (offsets, mode, fill). *done = 0 when it does not
+ * apply (a padded axis before the last two, nothing padded, a small work-group limit). */
+static clt_status pad_planes(const clt__sd *d, const clt_tensor *x, clt_tensor *out,
+                             const int64_t *before, const int64_t *after, int *done,
+                             const char *who)
+{
+    enum { LX = 32, LY = 8, GRID_CAP = 65535 }; /* NVIDIA's limit on a grid's y and z groups */
+    *done = 0;
+    int n = x->ndim, f = 0;
+    while (f < n && !(before && before[f]) && !(after && after[f]))
+        f++;
+    if (f == n || n - f > 2)
+        return CLT_SUCCESS;
+    cl_kernel k;
+    clt_status st = clt__kernel_get(x->ctx, CLT__LAYOUT_FAMILY, "", "layout_pad_planes", &k);
+    if (st || clt__group_limit(x->ctx, k) < LX * LY)
+        return st;
+    const int h = n - f == 2 ? f : -1, w = n - 1;
+    clt__sd p = {0};
+    p.ndim = 3;
+    p.count = out->numel;
+    p.a_off = d->a_off;
+    p.b_off = d->b_off;
+    p.e0 = d->e0;
+    p.e1 = d->e1;
+    p.shape[0] = 1;
+    for (int i = 0; i < f; i++)
+        p.shape[0] *= x->shape[i];
+    p.shape[1] = h >= 0 ? out->shape[h] : 1;
+    p.shape[2] = out->shape[w];
+    p.e[1] = h >= 0 ? x->shape[h] : 1;
+    p.e[2] = x->shape[w];
+    p.c[1] = h >= 0 && before ? before[h] : 0;
+    p.c[2] = before ? before[w] : 0;
+    p.a[2] = p.b[2] = 1;
+    p.a[1] = p.e[2];
+    p.a[0] = p.e[1] * p.e[2];
+    p.b[1] = p.shape[2];
+    p.b[0] = p.shape[1] * p.shape[2];
+    if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &p, who)))
+        return st;
+    int64_t gy = (p.shape[1] + LY - 1) / LY, gz = p.shape[0];
+    size_t local[3] = {LX, LY, 1};
+    size_t global[3] = {(size_t)((p.shape[2] + LX - 1) / LX * LX),
+                        (size_t)((gy < GRID_CAP ? gy : GRID_CAP) * LY),
+                        (size_t)(gz < GRID_CAP ? gz : GRID_CAP)};
+    *done = 1;
+    return clt__enqueue_kernel(x->ctx, k, 3, global, local, who);
+}
+
 clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *after,
                    clt_pad_mode mode, float value, clt_tensor *out)
 {
@@ -188,6 +241,9 @@ clt_status clt_pad(const clt_tensor *x, const int64_t *before, const int64_t *af
         uint64_t rows = (uint64_t)(s.count / s.shape[s.ndim - 1]);
         return clt__launch_1d(x->ctx, k, (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM, who);
     }
+    int done = 0;
+    if ((st = pad_planes(&s, x, out, before, after, &done, who)) || done)
+        return st;
     return clt__layout_run(x->ctx, "layout_pad", out->storage->mem, x->storage->mem, &s, who);
 }
 
