@@ -167,10 +167,13 @@ __kernel void random_dropout(__global float *out, ulong out_off, __global const 
                 vstore4(convert_uchar4(keep), 0, mask + mask_off + i);
             }
         } else {
-            for (uint l = 0; i + l < count; l++) {
-                int keep = dropout_keep(word_of(w, l), p);
-                out[out_off + i + l] = keep ? x[x_off + i + l] * scale : 0.0f;
-                mask[mask_off + i + l] = (uchar)keep;
+#pragma unroll /* constant lanes: word_of with a variable lane became a stack array (PTX) */
+            for (uint l = 0; l < 4; l++) {
+                if (i + l < count) {
+                    int keep = dropout_keep(word_of(w, l), p);
+                    out[out_off + i + l] = keep ? x[x_off + i + l] * scale : 0.0f;
+                    mask[mask_off + i + l] = (uchar)keep;
+                }
             }
         }
     }
