@@ -374,6 +374,13 @@ static inline ulong topk_candidate(__global const float *xr, long j)
     return ((ulong)order_key(xr[j]) << 32) | (ulong)(~(uint)j);
 }
 
+/* One candidate's top bits c: counted in the item's column when they extend the prefix. */
+static inline void topk_count(__local uint *cnt, ulong c, ulong prefix, int lid)
+{
+    if ((c >> 4) == prefix)
+        cnt[(uint)(c & 15) * TK_WG + lid]++;
+}
+
 /* Sorts pool[0, m2) into descending order (m2 a power of two); all items call it. */
 static inline void topk_bitonic_desc(__local ulong *pool, uint m2, int lid)
 {
@@ -412,11 +419,18 @@ index_topk_radix(__global float *values, __global const float *x, clt_sd s, __gl
 #pragma unroll
         for (int d = 0; d < TK_DIGITS; d++)
             cnt[d * TK_WG + lid] = 0;
-        for (long j = lid; j < n; j += TK_WG) {
-            ulong c = topk_candidate(xr, j) >> shift;
-            if ((c >> 4) == prefix)
-                cnt[(uint)(c & 15) * TK_WG + lid]++;
+        /* four loads in flight per item (one group per row leaves few warps per SM) */
+        long j = lid;
+        for (; j + 3 * TK_WG < n; j += 4 * TK_WG) {
+            ulong c0 = topk_candidate(xr, j), c1 = topk_candidate(xr, j + TK_WG);
+            ulong c2 = topk_candidate(xr, j + 2 * TK_WG), c3 = topk_candidate(xr, j + 3 * TK_WG);
+            topk_count(cnt, c0 >> shift, prefix, lid);
+            topk_count(cnt, c1 >> shift, prefix, lid);
+            topk_count(cnt, c2 >> shift, prefix, lid);
+            topk_count(cnt, c3 >> shift, prefix, lid);
         }
+        for (; j < n; j += TK_WG)
+            topk_count(cnt, topk_candidate(xr, j) >> shift, prefix, lid);
         barrier(CLK_LOCAL_MEM_FENCE);
         {   /* item p * 16 + d sums 16 of digit d's columns, then item d sums digit d's parts */
             const int d = lid % TK_DIGITS, p = lid / TK_DIGITS, parts = TK_WG / TK_DIGITS;
