@@ -127,7 +127,8 @@ START_TEST(embedding_forward_backward)
         free(got);
         /* Backward reference in double. */
         double *ref = calloc((size_t)(v * dim), sizeof(double));
-        double *tol = calloc((size_t)(v * dim), sizeof(double)); /* f32 sum: terms x eps x sum |.| */
+        /* the f32 sum's bound: terms x eps x sum of |terms| */
+        double *tol = calloc((size_t)(v * dim), sizeof(double));
         int64_t *hits = calloc((size_t)v, sizeof(int64_t));
         for (int64_t t = 0; t < T; t++)
             if (ids[t] >= 0 && ids[t] < v) {
@@ -144,8 +145,9 @@ START_TEST(embedding_forward_backward)
             TU_OK(clt_embedding_backward(it, dyt, (clt_embedding_grad_mode)mode, 0, dw.view));
             float *g1 = down(dw.view);
             for (int64_t i = 0; i < v * dim; i++)
-                ck_assert_msg(fabs(g1[i] - ref[i]) <= tol[i], "embedding_backward mode %d [%lld]: %g vs %g",
-                              mode, (long long)i, (double)g1[i], ref[i]);
+                ck_assert_msg(fabs(g1[i] - ref[i]) <= tol[i],
+                              "embedding_backward mode %d [%lld]: %g vs %g", mode, (long long)i,
+                              (double)g1[i], ref[i]);
             /* accumulate = 1 adds a second copy. */
             TU_OK(clt_embedding_backward(it, dyt, (clt_embedding_grad_mode)mode, 1, dw.view));
             float *g2 = down(dw.view);
@@ -158,7 +160,8 @@ START_TEST(embedding_forward_backward)
                     for (int64_t t = 0; t < T; t++)
                         if (ids[t] == r)
                             acc += dy[t * dim + d];
-                    ck_assert_msg(memcmp(&acc, &g1[i], 4) == 0, "deterministic order [%lld]", (long long)i);
+                    ck_assert_msg(memcmp(&acc, &g1[i], 4) == 0, "deterministic order [%lld]",
+                                  (long long)i);
                 }
             }
             if (mode == 1) { /* deterministic: a rerun gives the same bits */
@@ -441,8 +444,10 @@ static void check_topk(clt_context *ctx, int64_t rows, int64_t n, int k, int tie
         topk_row = row; /* the reference order: a total order, so any sort gives it */
         qsort(order, (size_t)n, sizeof(int), topk_cmp);
         for (int j = 0; j < k; j++) {
-            ck_assert_msg(ix[r * k + j] == order[j], "topk %lldx%lld k %d row %lld rank %d: index %d, want %d",
-                          (long long)rows, (long long)n, k, (long long)r, j, ix[r * k + j], order[j]);
+            ck_assert_msg(ix[r * k + j] == order[j],
+                          "topk %lldx%lld k %d row %lld rank %d: index %d, want %d",
+                          (long long)rows, (long long)n, k, (long long)r, j, ix[r * k + j],
+                          order[j]);
             ck_assert(memcmp(&v[r * k + j], &row[order[j]], 4) == 0);
         }
     }

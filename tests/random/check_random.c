@@ -261,16 +261,19 @@ static void check_dropout_view(clt_context *ctx, int64_t n, int64_t xo, int64_t 
     TU_OK(clt_tensor_read(mb, mask, (size_t)all));
     for (int64_t i = 0; i < all; i++) {
         if (i < oo || i >= oo + n) {
-            ck_assert_msg(isnan(got[i]), "dropout n=%lld: out [%lld] written", (long long)n, (long long)i);
+            ck_assert_msg(isnan(got[i]), "dropout n=%lld: out [%lld] written", (long long)n,
+                          (long long)i);
         } else {
             int keep = ref_uniform(seed, offset, (uint64_t)(i - oo), 0.0f, 1.0f) >= p;
             float want = keep ? x[xo + i - oo] * scale : 0.0f;
-            ck_assert_msg(memcmp(&got[i], &want, 4) == 0, "dropout n=%lld offsets %lld %lld %lld: out [%lld]",
-                          (long long)n, (long long)xo, (long long)oo, (long long)mo, (long long)(i - oo));
+            ck_assert_msg(memcmp(&got[i], &want, 4) == 0,
+                          "dropout n=%lld offsets %lld %lld %lld: out [%lld]", (long long)n,
+                          (long long)xo, (long long)oo, (long long)mo, (long long)(i - oo));
         }
         int64_t m = i - mo;
         int keep = m >= 0 && m < n ? ref_uniform(seed, offset, (uint64_t)m, 0.0f, 1.0f) >= p : 7;
-        ck_assert_msg(mask[i] == keep, "dropout n=%lld: mask byte %lld", (long long)n, (long long)i);
+        ck_assert_msg(mask[i] == keep, "dropout n=%lld: mask byte %lld", (long long)n,
+                      (long long)i);
     }
     clt_tensor_free(xv);
     clt_tensor_free(ov);

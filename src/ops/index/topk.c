@@ -1,7 +1,7 @@
 /* clt_topk over the last axis (argmax along any axis is clt_argmax in the reduce family): one
  * work-group per row (cl_kernels/index/index.cl): index_topk_radix (a few radix passes, then a sort
- * of the survivors) for RADIX_KMIN <= k <= RADIX_KMAX, index_topk (one pass per rank) else; CPUs take
- * index_topk_rows for k <= CPU_KMAX. */
+ * of the survivors) for RADIX_KMIN <= k <= RADIX_KMAX, index_topk (one pass per rank) else; CPUs
+ * take index_topk_rows for k <= CPU_KMAX. */
 #include <stdio.h>
 
 #include "ops/common/launch.h"
