@@ -10,8 +10,9 @@
  *
  * Float atomics: OpenCL 1.2 has none, so an add is a compare-and-swap loop on the bits.
  *
- * -D contract: TK_WG (power of two, the row selection's local size; default 256); TK_KMAX (the
- * CPU row selection's candidate capacity, >= k; index_topk_rows exists only when it is defined).
+ * -D contract: TK_WG (power of two, the row selection's local size; default 256); TK_CAP (power
+ * of two, index_topk_radix's sort capacity and largest k; default 2048); TK_KMAX (the CPU row
+ * selection's candidate capacity, >= k; index_topk_rows exists only when it is defined).
  */
 #include "common/strided.h"
 
@@ -99,19 +100,68 @@ __kernel void index_embedding_bwd_atomic(__global float *dw, __global const floa
     }
 }
 
-/* Embedding backward, deterministic: count = V * D, one item per dweight element, tokens summed
- * in ascending order; c[1] = tokens, c[2] = accumulate into dweight. */
-__kernel void index_embedding_bwd_owner(__global float *dw, __global const float *dy, clt_sd s,
-                                        __global const int *ids)
+/* Embedding backward, deterministic: one group of EB_WG items per (row v, block of EB_WG columns)
+ * (groups = V * ceil(D / EB_WG); s.count = groups * EB_WG), each item one dweight element; tokens
+ * added in ascending order, starting from 0 or dweight (c[2] = accumulate), c[1] = tokens. The
+ * group reads the ids EB_CHUNK at a time (EB_CHUNK / EB_WG each, coalesced) and marks the tokens of
+ * row v in a bit mask in local memory; then every item walks the mask's set bits in order. Before,
+ * each of the V * D items compared every id itself (V * D * tokens id reads: 44.5 us at 512 x 128
+ * x 1024 on the H200). Three masks in turn, so one barrier per chunk suffices: the mask zeroed
+ * during chunk c was last read during chunk c - 2, which every item left before chunk c - 1's
+ * barrier. */
+#ifndef EB_WG
+#define EB_WG 64 /* one AMD wave, two NVIDIA warps: small D wastes little */
+#endif
+#define EB_CHUNK (4 * EB_WG) /* tokens per mask */
+#define EB_WORDS (EB_CHUNK / 32)
+#if EB_WG % 32 != 0
+#error "EB_WG must be a multiple of 32"
+#endif
+
+__kernel __attribute__((reqd_work_group_size(EB_WG, 1, 1))) void
+index_embedding_bwd_owner(__global float *dw, __global const float *dy, clt_sd s,
+                          __global const int *ids)
 {
-    for (long i = get_global_id(0); i < s.count; i += get_global_size(0)) {
-        long v = i / s.e0, d = i - v * s.e0;
-        float acc = s.c[2] ? dw[s.b_off + i] : 0.0f;
-        for (long t = 0; t < s.c[1]; t++)
-            if (ids[s.c[0] + t] == v)
-                acc += dy[s.a_off + t * s.e0 + d];
-        dw[s.b_off + i] = acc;
+    __local uint marks[3][EB_WORDS];
+    const int lid = (int)get_local_id(0);
+    const long dim = s.e0, tokens = s.c[1], blocks = (dim + EB_WG - 1) / EB_WG;
+    const long v = get_group_id(0) / blocks, d = (get_group_id(0) % blocks) * EB_WG + lid;
+    const int mine = d < dim;
+    __global const int *tid = ids + s.c[0];
+    __global const float *col = dy + s.a_off + d;
+    float acc = mine && s.c[2] ? dw[s.b_off + v * dim + d] : 0.0f;
+    if (lid < EB_WORDS) {
+        marks[0][lid] = 0;
+        marks[1][lid] = 0;
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int cur = 0;
+    for (long t0 = 0; t0 < tokens; t0 += EB_CHUNK) {
+#pragma unroll
+        for (int i = 0; i < EB_CHUNK / EB_WG; i++) {
+            const int at = i * EB_WG + lid;
+            if (t0 + at < tokens && tid[t0 + at] == v)
+                atomic_or(&marks[cur][at >> 5], 1u << (at & 31));
+        }
+        const int next = cur == 2 ? 0 : cur + 1;
+        if (lid < EB_WORDS)
+            marks[next][lid] = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+        for (int w = 0; w < EB_WORDS; w++) {
+            uint m = marks[cur][w];
+            while (m) {
+                const uint low = m & (0u - m); /* the lowest set bit: tokens in ascending order */
+                const long t = t0 + w * 32 + (31 - clz(low));
+                if (mine)
+                    acc += col[t * dim];
+                m ^= low;
+            }
+        }
+        cur = next;
+    }
+    if (mine)
+        dw[s.b_off + v * dim + d] = acc;
 }
 
 /* The same sums for CPUs: one item per dweight row v (count = V), tokens in ascending order, so
@@ -331,6 +381,151 @@ index_topk(__global float *values, __global const float *x, clt_sd s, __global i
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 }
+
+/* Row selection by radix select (topk with k <= TK_CAP): the same candidates, order and output as
+ * index_topk, in a few passes over the row instead of k. Pass d counts, among the candidates whose
+ * top 4 d bits equal the prefix found so far, how many have each value of the next 4 bits, and
+ * extends the prefix by the digit holding the k-th largest candidate. Counting is per item (16
+ * counters in a column of local memory owned by the item: no atomics, no conflicts), then summed
+ * per digit. Passes stop once the candidates at or above the prefix (at least k of them) are few
+ * (TK_STOP); those are gathered into local memory, sorted (bitonic, descending) and the first k
+ * written. Candidates are distinct, so ties of value cost only extra passes over the index bits
+ * (at most 16 passes in all, e.g. for a constant row). */
+#ifndef TK_CAP
+#define TK_CAP 2048 /* most candidates sorted in local memory (16 KiB: the bytes of the counters) */
+#endif
+#if (TK_CAP & (TK_CAP - 1)) != 0
+#error "TK_CAP must be a power of two"
+#endif
+#define TK_DIGITS 16                           /* 4-bit digits */
+#define TK_POOL (TK_CAP > TK_DIGITS * TK_WG / 2 ? TK_CAP : TK_DIGITS * TK_WG / 2) /* ulongs */
+#define TK_STOP(k) min((uint)TK_CAP, max(2u * (k), 512u)) /* gather when this few remain */
+
+#if TK_WG >= TK_DIGITS
+static inline ulong topk_candidate(__global const float *xr, long j)
+{
+    return ((ulong)order_key(xr[j]) << 32) | (ulong)(~(uint)j);
+}
+
+/* One candidate's top bits c: counted in the item's column when they extend the prefix. */
+static inline void topk_count(__local uint *cnt, ulong c, ulong prefix, int lid)
+{
+    if ((c >> 4) == prefix)
+        cnt[(uint)(c & 15) * TK_WG + lid]++;
+}
+
+/* Sorts pool[0, m2) into descending order (m2 a power of two); all items call it. */
+static inline void topk_bitonic_desc(__local ulong *pool, uint m2, int lid)
+{
+    for (uint size = 2; size <= m2; size <<= 1) {
+        for (uint stride = size >> 1; stride > 0; stride >>= 1) {
+            for (uint t = (uint)lid; t < m2 / 2; t += TK_WG) {
+                uint i = 2 * t - (t & (stride - 1)), j = i + stride;
+                ulong a = pool[i], b = pool[j];
+                if ((a < b) == ((i & size) == 0)) {
+                    pool[i] = b;
+                    pool[j] = a;
+                }
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+    }
+}
+
+__kernel __attribute__((reqd_work_group_size(TK_WG, 1, 1))) void
+index_topk_radix(__global float *values, __global const float *x, clt_sd s, __global int *indices)
+{
+    __local ulong pool[TK_POOL]; /* the counters during the passes, then the gathered candidates */
+    __local uint part[TK_WG], bins[TK_DIGITS], state[4];
+    __local uint *cnt = (__local uint *)pool; /* cnt[digit * TK_WG + item] */
+    const long row = get_group_id(0);
+    const int lid = (int)get_local_id(0);
+    const long n = s.e0;
+    const uint k = (uint)s.e1;
+    __global const float *xr = x + s.a_off + row * n;
+    ulong prefix = 0;        /* the top 64 - shift bits of the k-th largest candidate */
+    uint above = 0;          /* candidates whose top bits exceed the prefix (< k) */
+    uint equal = (uint)n;    /* candidates whose top bits equal it */
+    int shift = 64;
+    while (above + equal > TK_STOP(k)) { /* the same values in every item: a uniform loop */
+        shift -= 4;
+#pragma unroll
+        for (int d = 0; d < TK_DIGITS; d++)
+            cnt[d * TK_WG + lid] = 0;
+        /* four loads in flight per item (one group per row leaves few warps per SM) */
+        long j = lid;
+        for (; j + 3 * TK_WG < n; j += 4 * TK_WG) {
+            ulong c0 = topk_candidate(xr, j), c1 = topk_candidate(xr, j + TK_WG);
+            ulong c2 = topk_candidate(xr, j + 2 * TK_WG), c3 = topk_candidate(xr, j + 3 * TK_WG);
+            topk_count(cnt, c0 >> shift, prefix, lid);
+            topk_count(cnt, c1 >> shift, prefix, lid);
+            topk_count(cnt, c2 >> shift, prefix, lid);
+            topk_count(cnt, c3 >> shift, prefix, lid);
+        }
+        for (; j < n; j += TK_WG)
+            topk_count(cnt, topk_candidate(xr, j) >> shift, prefix, lid);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        {   /* item p * 16 + d sums 16 of digit d's columns, then item d sums digit d's parts */
+            const int d = lid % TK_DIGITS, p = lid / TK_DIGITS, parts = TK_WG / TK_DIGITS;
+            uint t = 0;
+#pragma unroll
+            for (int i = 0; i < TK_DIGITS; i++)
+                t += cnt[d * TK_WG + p + parts * i];
+            part[lid] = t;
+            barrier(CLK_LOCAL_MEM_FENCE);
+            if (lid < TK_DIGITS) {
+                uint e = 0;
+                for (int q = 0; q < parts; q++)
+                    e += part[q * TK_DIGITS + lid];
+                bins[lid] = e;
+            }
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (lid == 0) { /* the digit where the count from the top first reaches k */
+            uint acc = above;
+            for (int d = TK_DIGITS - 1; d >= 0; d--) {
+                if (acc + bins[d] >= k || d == 0) {
+                    state[0] = (uint)d;
+                    state[1] = acc;
+                    state[2] = bins[d];
+                    break;
+                }
+                acc += bins[d];
+            }
+            state[3] = 0;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        prefix = (prefix << 4) | state[0];
+        above = state[1];
+        equal = state[2];
+    }
+    if (shift == 64 && lid == 0) /* no pass ran */
+        state[3] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE); /* every item has read state; cnt is no longer read */
+    for (long j = lid; j < n; j += TK_WG) {
+        ulong c = topk_candidate(xr, j);
+        if (shift == 64 || (c >> shift) >= prefix)
+            pool[atomic_inc(&state[3])] = c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint m = state[3]; /* above + equal: k .. TK_STOP(k) */
+    uint m2 = 1;
+    while (m2 < m)
+        m2 <<= 1;
+    for (uint i = m + (uint)lid; i < m2; i += TK_WG)
+        pool[i] = 0; /* below every candidate */
+    barrier(CLK_LOCAL_MEM_FENCE);
+    topk_bitonic_desc(pool, m2, lid);
+    for (uint r = (uint)lid; r < k; r += TK_WG) {
+        uint j = ~(uint)(pool[r] & 0xffffffffu);
+        long o = row * s.e1 + r;
+        if (s.c[1])
+            values[s.b_off + o] = xr[j];
+        if (s.c[2])
+            indices[s.c[0] + o] = (int)j;
+    }
+}
+#endif /* TK_WG >= TK_DIGITS */
 
 /* Only built when the host asks for it (-DTK_KMAX): its candidate array lives in private memory,
  * which is scratch on a GPU, so GPU programs leave it out. */

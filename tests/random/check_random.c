@@ -1,7 +1,8 @@
 /* Philox random numbers (cltensor_random.h): the CPU reference against the published known-answer
  * vector, uniform bit-exact against the CPU reference (odd sizes, offsets, a tensor view), the
  * same bits from contexts of both device profiles, normal against Box-Muller in double and its
- * moments, dropout's mask and scaling against the reference, its backward, and bad input. */
+ * moments, dropout's mask and scaling against the reference (sizes 0, 1, odd; views at aligned and
+ * unaligned offsets), its backward, and bad input. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -235,6 +236,70 @@ START_TEST(dropout_forward_backward)
 }
 END_TEST
 
+/* Dropout of n elements through views at element offsets xo, oo (f32) and mo (u8) of larger
+ * buffers: whole-block vector accesses when all three are multiples of 4, element accesses else,
+ * and the tail of n % 4; nothing outside the views written. */
+static void check_dropout_view(clt_context *ctx, int64_t n, int64_t xo, int64_t oo, int64_t mo)
+{
+    const int64_t all = n + 16;
+    const float p = 0.3f, scale = 1.0f / (1.0f - p);
+    const uint64_t seed = tu_rng_next(), offset = tu_rng_next();
+    float *x = malloc((size_t)all * 4), *got = malloc((size_t)all * 4);
+    uint8_t *mask = malloc((size_t)all);
+    tu_random_f32(x, (size_t)all, -2, 2);
+    clt_tensor *xb = NULL, *ob = NULL, *mb = NULL, *xv = NULL, *ov = NULL, *mv = NULL;
+    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &all, x, (size_t)all * 4, &xb));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &all, &ob));
+    TU_OK(clt_tensor_create(ctx, CLT_U8, 1, &all, &mb));
+    tu_poison(ob);
+    TU_OK(clt_tensor_fill(mb, 7.0));
+    TU_OK(clt_tensor_view(xb, xo, 1, &n, &xv));
+    TU_OK(clt_tensor_view(ob, oo, 1, &n, &ov));
+    TU_OK(clt_tensor_view(mb, mo, 1, &n, &mv));
+    TU_OK(clt_dropout(xv, p, seed, offset, ov, mv));
+    TU_OK(clt_tensor_read(ob, got, (size_t)all * 4));
+    TU_OK(clt_tensor_read(mb, mask, (size_t)all));
+    for (int64_t i = 0; i < all; i++) {
+        if (i < oo || i >= oo + n) {
+            ck_assert_msg(isnan(got[i]), "dropout n=%lld: out [%lld] written", (long long)n,
+                          (long long)i);
+        } else {
+            int keep = ref_uniform(seed, offset, (uint64_t)(i - oo), 0.0f, 1.0f) >= p;
+            float want = keep ? x[xo + i - oo] * scale : 0.0f;
+            ck_assert_msg(memcmp(&got[i], &want, 4) == 0,
+                          "dropout n=%lld offsets %lld %lld %lld: out [%lld]", (long long)n,
+                          (long long)xo, (long long)oo, (long long)mo, (long long)(i - oo));
+        }
+        int64_t m = i - mo;
+        int keep = m >= 0 && m < n ? ref_uniform(seed, offset, (uint64_t)m, 0.0f, 1.0f) >= p : 7;
+        ck_assert_msg(mask[i] == keep, "dropout n=%lld: mask byte %lld", (long long)n,
+                      (long long)i);
+    }
+    clt_tensor_free(xv);
+    clt_tensor_free(ov);
+    clt_tensor_free(mv);
+    clt_tensor_free(xb);
+    clt_tensor_free(ob);
+    clt_tensor_free(mb);
+    free(x);
+    free(got);
+    free(mask);
+}
+
+START_TEST(dropout_sizes_and_views)
+{
+    clt_context *ctx = tu_context();
+    const int64_t sizes[] = {0, 1, 3, 4, 7, 4099};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        check_dropout_view(ctx, sizes[i], 0, 0, 0);
+        check_dropout_view(ctx, sizes[i], 4, 8, 12); /* vector accesses at offsets */
+        check_dropout_view(ctx, sizes[i], 1, 6, 3);  /* element accesses */
+        check_dropout_view(ctx, sizes[i], 4, 8, 2);  /* only the mask misaligned */
+    }
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(bad_input)
 {
     clt_context *ctx = tu_context();
@@ -280,6 +345,7 @@ Suite *random_suite(void)
     tcase_add_test(tc, same_bits_under_both_profiles);
     tcase_add_test(tc, normal_matches_box_muller);
     tcase_add_test(tc, dropout_forward_backward);
+    tcase_add_test(tc, dropout_sizes_and_views);
     tcase_add_test(tc, bad_input);
     suite_add_tcase(s, tc);
     return s;

@@ -50,6 +50,36 @@ clt_status clt_embedding(const clt_tensor *ids, const clt_tensor *weight, clt_te
                           weight->storage->mem, &s, ids->storage->mem, who);
 }
 
+/* The GPUs' deterministic backward (index.cl, index_embedding_bwd_owner): one group of
+ * OWNER_GROUP items per dweight row and block of OWNER_GROUP columns. */
+#define OWNER_GROUP 64 /* index.cl's EB_WG */
+
+static clt_status owner_groups(clt_context *ctx, clt__sd *s, clt_tensor *dweight,
+                               const clt_tensor *dy, const clt_tensor *ids, const char *who)
+{
+    const uint64_t blocks = ((uint64_t)dweight->shape[1] + OWNER_GROUP - 1) / OWNER_GROUP;
+    const uint64_t items = (uint64_t)dweight->shape[0] * blocks * OWNER_GROUP;
+    if (items > (uint64_t)SIZE_MAX / 2)
+        return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW, "%s: dweight of %lld rows too large", who,
+                         (long long)dweight->shape[0]);
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, CLT__INDEX_FAMILY, "", "index_embedding_bwd_owner", &k);
+    if (st)
+        return st;
+    if (clt__group_limit(ctx, k) < OWNER_GROUP)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: the deterministic mode needs work-groups of %d items, the device "
+                         "allows %zu",
+                         who, OWNER_GROUP, clt__group_limit(ctx, k));
+    s->count = (int64_t)items;
+    cl_mem im = ids->storage->mem;
+    if ((st = clt__sd_set_args(ctx, k, dweight->storage->mem, dy->storage->mem, s, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &im, who)))
+        return st;
+    size_t global = (size_t)items, local = OWNER_GROUP;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
+}
+
 clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
                                   clt_embedding_grad_mode mode, int accumulate, clt_tensor *dweight)
 {
@@ -76,15 +106,16 @@ clt_status clt_embedding_backward(const clt_tensor *ids, const clt_tensor *dy,
     /* CPUs run the atomic mode as the deterministic one: one launch per row owner, no fill and no
      * atomics (any order of the sums is allowed there) */
     if (mode == CLT_EMBEDDING_GRAD_DETERMINISTIC || clt__cpu_style(ctx)) {
-        int rows = clt__cpu_style(ctx);
-        s.count = rows ? dweight->shape[0] : dweight->numel;
         s.c[1] = ids->numel;
         s.c[2] = accumulate != 0;
         if (dweight->numel == 0)
             return CLT_SUCCESS;
-        return clt__index_run(ctx, rows ? "index_embedding_bwd_owner_rows" : "index_embedding_bwd_owner",
-                              dweight->storage->mem,
-                              dy->storage->mem, &s, ids->storage->mem, who);
+        if (clt__cpu_style(ctx)) {
+            s.count = dweight->shape[0];
+            return clt__index_run(ctx, "index_embedding_bwd_owner_rows", dweight->storage->mem,
+                                  dy->storage->mem, &s, ids->storage->mem, who);
+        }
+        return owner_groups(ctx, &s, dweight, dy, ids, who);
     }
     if (!accumulate && dweight->numel > 0) {
         /* Build the scatter first: a kernel that fails to build must leave dweight untouched. */
