@@ -1,9 +1,10 @@
 /* Random numbers from Philox 4x32-10 (common/philox.h), and dropout.
  *
- * Element i of a stream (seed, offset): uniform and dropout use word i % 4 of block i / 4; normal
- * uses words 2 (i % 2) and 2 (i % 2) + 1 of block i / 2 (Box-Muller, cosine branch only, so every
- * element has its own pair). So element i's value depends only on (seed, offset, i): not on the
- * grid, the device or how the tensor is split among calls with offsets.
+ * Element i of a stream (seed, offset) comes from Philox block i / 4. Uniform and dropout use its
+ * word i % 4; normal uses both Box-Muller branches: words (x, y) give elements 4 b (cosine) and
+ * 4 b + 1 (sine), words (z, w) elements 4 b + 2 and 4 b + 3 (one Philox call per 4 outputs, one
+ * log and sqrt per 2). So element i's value depends only on (seed, offset, i): not on the grid,
+ * the device or how the tensor is split among calls with offsets.
  * Data: f32 outputs, u8 dropout masks (1 = kept); 64-bit element offsets; grid-stride loops.
  * -D contract: RND_CPU_W (8), set for CPU devices under every profile: adds random_normal_cpu (8
  * blocks per item) and makes both normal kernels use rnd_log.
@@ -12,8 +13,8 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
-/* Each work item makes one Philox block and writes the elements it covers (4 for uniform and
- * dropout, 2 for normal), so no block is computed twice. */
+/* Each work item makes one Philox block and writes the 4 elements it covers, so no block is
+ * computed twice. */
 
 static inline uint word_of(uint4 w, uint lane)
 {
@@ -69,26 +70,77 @@ static inline float rnd_log(float x) RND_LOG_BODY(float, int, as_int, as_float, 
 #define RND_LOG log
 #endif
 
-static inline float box_muller(uint a, uint b)
-{
-    float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f); /* (0, 1]: log is finite */
-    float u2 = clt_philox_u01(b);
-    return sqrt(-2.0f * RND_LOG(u1)) * cospi(2.0f * u2);
-}
+/* sin and cos of the angle 2 pi k / 2^24 of a 24-bit k (the normal's u2 = k / 2^24), from + - * and
+ * fma only, so that scalar and vector forms give the same bits on every device. The reduction is
+ * exact in integers: j = the nearest quarter turn (0 .. 4), k - j 2^22 in [-2^21, 2^21] times
+ * pi / 2^23 gives t in [-pi/4, pi/4] (one rounding); minimax polynomials in t^2 (sin to t^7, cos to
+ * t^8, fitted for this library) and a swap and sign flips by quadrant. At most 1.95 ulp and 1.1e-7
+ * absolute (all 2^24 angles checked against double), within the 4 ulp OpenCL allows sinpi and cospi
+ * and about half their cost: one reduction and one t^2 serve both values, with no range checks. One
+ * body for uint / float and uint8 / float8. */
+#define RND_SINCOS_BODY(F, U, AS_F, AS_U, TO_F)                                                    \
+    {                                                                                              \
+        U j = (k + 0x200000u) >> 22;                                                               \
+        F t = TO_F(k - (j << 22)) * 3.7450702e-07f; /* pi / 2^23 */                                \
+        F z = t * t;                                                                               \
+        F s = fma(t * z, fma(fma((F)(-1.9515285e-04f), z, (F)(8.3321610e-03f)), z,                 \
+                             (F)(-1.6666655e-01f)), t);                                            \
+        F c = fma(z * z, fma(fma((F)(2.4433166e-05f), z, (F)(-1.3887316e-03f)), z,                 \
+                             (F)(4.1666646e-02f)), fma((F)(-0.5f), z, (F)(1.0f)));                 \
+        U odd = (U)(0u) - (j & 1u); /* all ones: the quarter turn swaps sin and cos */             \
+        U cb = AS_U(c), sb = AS_U(s);                                                              \
+        *cos_out = AS_F(((sb & odd) | (cb & ~odd)) ^ (((j + 1u) & 2u) << 30));                     \
+        *sin_out = AS_F(((cb & odd) | (sb & ~odd)) ^ ((j & 2u) << 30));                            \
+    }
 
+/* Box-Muller of words (a, b): r = stddev sqrt(-2 ln u1) with u1 = ((a >> 8) + 1) / 2^24 in (0, 1]
+ * (log finite), then mean + r cos(2 pi u2) and mean + r sin(2 pi u2), u2 = (b >> 8) / 2^24. */
+#define RND_PAIR_BODY(F, U, LOG, SINCOS, TO_F)                                                     \
+    {                                                                                              \
+        F u1 = TO_F((a >> 8) + 1u) * (1.0f / 16777216.0f);                                         \
+        F r = stddev * sqrt(-2.0f * LOG(u1));                                                      \
+        F c, s;                                                                                    \
+        SINCOS(b >> 8, &c, &s);                                                                    \
+        *cos_out = fma(r, c, (F)(mean));                                                           \
+        *sin_out = fma(r, s, (F)(mean));                                                           \
+    }
+
+#define RND_I2F(v) ((float)as_int(v)) /* k - j 2^22 may wrap below 0 */
+#define RND_I2F8(v) convert_float8(as_int8(v))
+
+static inline void rnd_sincos(uint k, float *cos_out, float *sin_out)
+    RND_SINCOS_BODY(float, uint, as_float, as_uint, RND_I2F)
+
+static inline void normal_pair(uint a, uint b, float mean, float stddev, float *cos_out,
+                               float *sin_out)
+    RND_PAIR_BODY(float, uint, RND_LOG, rnd_sincos, (float))
+
+/* Block b gives elements 4 b .. 4 b + 3: (cos, sin) of words (x, y), then of words (z, w). */
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,
                             ulong offset, float mean, float stddev)
 {
-    const ulong blocks = (count + 1) >> 1;
+    const ulong blocks = (count + 3) >> 2;
+    const int aligned = (out_off & 3) == 0; /* whole float4s: a vector pointer (see dropout) */
     for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
         uint4 w = clt_philox_block(seed, offset, b);
-        ulong i = b << 1;
-        float2 z = (float2)(box_muller(w.x, w.y), box_muller(w.z, w.w));
-        z = mean + stddev * z;
-        if (i + 1 < count)
-            vstore2(z, 0, out + out_off + i);
-        else
-            out[out_off + i] = z.x;
+        float c0, s0, c1, s1;
+        normal_pair(w.x, w.y, mean, stddev, &c0, &s0);
+        normal_pair(w.z, w.w, mean, stddev, &c1, &s1);
+        const float4 v = (float4)(c0, s0, c1, s1);
+        const ulong i = b << 2;
+        __global float *o = out + out_off;
+        if (i + 3 < count) {
+            if (aligned)
+                ((__global float4 *)o)[b] = v;
+            else
+                vstore4(v, 0, o + i);
+        } else { /* the last 1 .. 3 elements */
+            o[i] = v.x;
+            if (i + 1 < count)
+                o[i + 1] = v.y;
+            if (i + 2 < count)
+                o[i + 2] = v.z;
+        }
     }
 }
 
@@ -96,41 +148,51 @@ __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulo
 #if RND_CPU_W != 8
 #error "RND_CPU_W must be 8 (clt_philox_blocks8)"
 #endif
-/* CPU devices (POCL): random_normal with 8 Philox blocks (16 outputs) per work item in uint8 /
- * float8 lanes. POCL runs a work-group as a loop over its items and leaves scalar log / sqrt /
- * cospi calls scalar (SLEEF's scalar logf was 3/4 of the time of random_normal/16M); float8
- * operands reach SLEEF's vector functions instead, and the Philox rounds become SIMD multiplies.
- * Same formula, same operation order and the same words per element as random_normal, so the same
- * numbers (the tests compare the two bit for bit). Items: ceil(blocks / 8). */
-static inline float8 rnd_log8(float8 x) RND_LOG_BODY(float8, int8, as_int8, as_float8, convert_float8)
+/* CPU devices (POCL): random_normal with 8 Philox blocks (32 outputs) per work item in uint8 /
+ * float8 lanes. POCL runs a work-group as a loop over its items and leaves scalar log / sqrt calls
+ * scalar (SLEEF's scalar logf was 3/4 of the time of random_normal/16M); float8 operands reach
+ * SLEEF's vector functions instead, and the Philox rounds become SIMD multiplies. The same bodies,
+ * so the same operation order and words per element as random_normal: the same numbers (the tests
+ * compare the two bit for bit). Items: ceil(blocks / 8). */
+static inline float8 rnd_log8(float8 x)
+    RND_LOG_BODY(float8, int8, as_int8, as_float8, convert_float8)
 
-static inline float8 box_muller8(uint8 a, uint8 b)
-{
-    float8 u1 = convert_float8((a >> 8) + 1u) * (1.0f / 16777216.0f);
-    float8 u2 = convert_float8(b >> 8) * (1.0f / 16777216.0f);
-    return sqrt(-2.0f * rnd_log8(u1)) * cospi(2.0f * u2);
-}
+static inline void rnd_sincos8(uint8 k, float8 *cos_out, float8 *sin_out)
+    RND_SINCOS_BODY(float8, uint8, as_float8, as_uint8, RND_I2F8)
+
+static inline void normal_pair8(uint8 a, uint8 b, float mean, float stddev, float8 *cos_out,
+                                float8 *sin_out)
+    RND_PAIR_BODY(float8, uint8, rnd_log8, rnd_sincos8, convert_float8)
 
 __kernel void random_normal_cpu(__global float *out, ulong out_off, ulong count, ulong seed,
                                 ulong offset, float mean, float stddev)
 {
-    const ulong b0 = get_global_id(0) * 8, i0 = b0 << 1;
+    const ulong b0 = get_global_id(0) * 8, i0 = b0 << 2;
     if (i0 >= count)
         return;
     uint8 x, y, z, w;
     clt_philox_blocks8(seed, offset, b0, &x, &y, &z, &w);
-    /* element 2 b uses words (x, y) of block b, element 2 b + 1 words (z, w) */
-    float8 even = mean + stddev * box_muller8(x, y), odd = mean + stddev * box_muller8(z, w);
-    float16 v = shuffle2(even, odd, (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+    float8 c0, s0, c1, s1; /* lane l: elements 4 (b0 + l) + 0, 1 and 2, 3 */
+    normal_pair8(x, y, mean, stddev, &c0, &s0);
+    normal_pair8(z, w, mean, stddev, &c1, &s1);
+    const uint16 pairs = (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    float16 p0 = shuffle2(c0, s0, pairs), p1 = shuffle2(c1, s1, pairs); /* (cos, sin) by lane */
+    float16 lo = shuffle2(p0, p1, (uint16)(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23));
+    float16 hi = shuffle2(p0, p1, (uint16)(8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15,
+                                           30, 31));
     __global float *o = out + out_off + i0;
-    if (i0 + 16 <= count) {
-        if ((out_off & 15) == 0)
-            *(__global float16 *)o = v;
-        else
-            vstore16(v, 0, o);
+    if (i0 + 32 <= count) {
+        if ((out_off & 15) == 0) {
+            ((__global float16 *)o)[0] = lo;
+            ((__global float16 *)o)[1] = hi;
+        } else {
+            vstore16(lo, 0, o);
+            vstore16(hi, 1, o);
+        }
     } else {
-        float t[16];
-        vstore16(v, 0, t);
+        float t[32];
+        vstore16(lo, 0, t);
+        vstore16(hi, 1, t);
         for (uint l = 0; i0 + l < count; l++)
             o[l] = t[l];
     }

@@ -1,8 +1,9 @@
 /* Philox random numbers (cltensor_random.h): the CPU reference against the published known-answer
  * vector, uniform bit-exact against the CPU reference (odd sizes, offsets, a tensor view), the
- * same bits from contexts of both device profiles, normal against Box-Muller in double and its
- * moments, dropout's mask and scaling against the reference (sizes 0, 1, odd; views at aligned and
- * unaligned offsets), its backward, and bad input. */
+ * same bits from contexts of both device profiles, normal (both branches) against Box-Muller in
+ * double at awkward sizes and view offsets and its moments, dropout's mask and scaling against the
+ * reference (sizes 0, 1, odd; views at aligned and unaligned offsets), its backward, and bad
+ * input. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +12,8 @@
 #include "ref/layout_ref.h"
 #include "util/test_util.h"
 
-/* Normal: log/sqrt/cospi in f32 (a few ulp each) against double: absolute error of a value up to
- * ~5.6 (the largest sqrt(-2 ln 2^-24)). */
+/* Normal: log, sqrt (a few ulp each) and random.cl's sin and cos (2 ulp, 1.1e-7 absolute) in f32
+ * against double: absolute error of a value up to ~5.6 (the largest sqrt(-2 ln 2^-24)). */
 #define NORMAL_ATOL 2e-5
 
 static void ref_words(uint64_t seed, uint64_t offset, uint64_t block, uint32_t w[4])
@@ -150,34 +151,112 @@ START_TEST(same_bits_under_both_profiles)
 }
 END_TEST
 
+/* Element i of clt_random_normal(seed, offset, mean 0, stddev 1) in double: Box-Muller of Philox
+ * block i / 4, words (x, y) for elements 4 b (cosine) and 4 b + 1 (sine), (z, w) for 4 b + 2 and
+ * 4 b + 3. */
+static double ref_normal(uint64_t seed, uint64_t offset, uint64_t i)
+{
+    uint32_t w[4];
+    ref_words(seed, offset, i / 4, w);
+    uint32_t a = w[i % 4 / 2 * 2], b = w[i % 4 / 2 * 2 + 1];
+    double u1 = ((a >> 8) + 1.0) / 16777216.0, u2 = (b >> 8) / 16777216.0;
+    double r = sqrt(-2 * log(u1)), t = 6.283185307179586 * u2;
+    return r * (i % 2 ? sin(t) : cos(t));
+}
+
+/* clt_random_normal into a view of n elements at element `lead` of a buffer of n + lead + 5:
+ * against ref_normal, nothing outside the view written; the values (z, without mean and stddev)
+ * into *z when z is not NULL. */
+static void check_normal(clt_context *ctx, int64_t n, int64_t lead, uint64_t seed, uint64_t offset,
+                         float mean, float stddev, double *z)
+{
+    const int64_t all = n + lead + 5;
+    clt_tensor *buf = NULL, *view = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &all, &buf));
+    tu_poison(buf);
+    TU_OK(clt_tensor_view(buf, lead, 1, &n, &view));
+    TU_OK(clt_random_normal(view, seed, offset, mean, stddev));
+    float *h = malloc((size_t)all * 4);
+    TU_OK(clt_tensor_read(buf, h, (size_t)all * 4));
+    for (int64_t k = 0; k < all; k++) {
+        if (k < lead || k >= lead + n) {
+            ck_assert_msg(isnan(h[k]), "normal n=%lld at %lld: [%lld] written", (long long)n,
+                          (long long)lead, (long long)k);
+            continue;
+        }
+        int64_t i = k - lead;
+        double want = ref_normal(seed, offset, (uint64_t)i);
+        ck_assert_msg(fabs(h[k] - (mean + stddev * want)) <= stddev * NORMAL_ATOL + 1e-6,
+                      "normal n=%lld at %lld: [%lld] (%s) %.9g vs %.9g", (long long)n,
+                      (long long)lead, (long long)i, i % 2 ? "sin" : "cos", (double)h[k],
+                      mean + stddev * want);
+        if (z)
+            z[i] = want;
+    }
+    free(h);
+    clt_tensor_free(view);
+    clt_tensor_free(buf);
+}
+
 START_TEST(normal_matches_box_muller)
 {
     clt_context *ctx = tu_context();
     const int64_t n = 20011;
     uint64_t seed = tu_rng_next();
-    clt_tensor *t = NULL;
-    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
-    TU_OK(clt_random_normal(t, seed, 42, 1.0f, 3.0f));
-    float *h = malloc(n * 4);
-    TU_OK(clt_tensor_read(t, h, n * 4));
-    double sum = 0, sq = 0;
+    double *z = malloc(n * sizeof *z);
+    check_normal(ctx, n, 0, seed, 42, 1.0f, 3.0f, z);
+    /* The generator itself: moments of 20011 draws within 5 standard errors, and the cosine and
+     * sine of one pair (elements 4 b, 4 b + 1: one radius) uncorrelated. */
+    double sum = 0, sq = 0, cross = 0;
+    int64_t pairs = 0;
     for (int64_t i = 0; i < n; i++) {
-        uint32_t w[4];
-        ref_words(seed, 42, (uint64_t)i / 2, w);
-        uint32_t a = i % 2 ? w[2] : w[0], b = i % 2 ? w[3] : w[1];
-        double u1 = ((a >> 8) + 1.0) / 16777216.0, u2 = (b >> 8) / 16777216.0;
-        double z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2);
-        ck_assert_msg(fabs(h[i] - (1.0 + 3.0 * z)) <= 3.0 * NORMAL_ATOL + 1e-6, "normal [%lld]: %.9g vs %.9g",
-                      (long long)i, (double)h[i], 1.0 + 3.0 * z);
-        sum += z;
-        sq += z * z;
+        sum += z[i];
+        sq += z[i] * z[i];
+        if (i % 4 == 1) {
+            cross += z[i - 1] * z[i];
+            pairs++;
+        }
     }
-    /* The generator itself: moments of 20011 draws within 5 standard errors. */
     double mean = sum / n, var = sq / n - mean * mean;
     ck_assert_msg(fabs(mean) < 5 / sqrt((double)n), "mean %g", mean);
     ck_assert_msg(fabs(var - 1) < 5 * sqrt(2.0 / n), "variance %g", var);
-    free(h);
-    clt_tensor_free(t);
+    ck_assert_msg(fabs(cross / pairs) < 5 / sqrt((double)pairs), "pair correlation %g",
+                  cross / pairs);
+    free(z);
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* Sizes around the 4-element blocks (and the CPU kernel's 32-element items) in views at element
+ * offsets that are and are not multiples of 4 and 16 (the kernels' vector and element stores);
+ * element i's value depends only on (seed, offset, i): a 5-element call gives the first 5 values of
+ * a 4099-element one at another position, to the bit. */
+START_TEST(normal_sizes_and_views)
+{
+    clt_context *ctx = tu_context();
+    const int64_t sizes[] = {0, 1, 2, 3, 5, 33, 4099};
+    const int64_t leads[] = {0, 1, 3, 4, 6, 16};
+    uint64_t seed = tu_rng_next(), offset = tu_rng_next();
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (size_t l = 0; l < sizeof leads / sizeof leads[0]; l++)
+            check_normal(ctx, sizes[s], leads[l], seed, offset, -0.5f, 2.0f, NULL);
+    const int64_t big = 4099, small = 5, at = 7, room = 12;
+    clt_tensor *a = NULL, *buf = NULL, *b = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &big, &a));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &room, &buf));
+    TU_OK(clt_tensor_view(buf, at, 1, &small, &b));
+    TU_OK(clt_random_normal(a, seed, offset, 0.0f, 1.0f));
+    TU_OK(clt_random_normal(b, seed, offset, 0.0f, 1.0f));
+    float *ha = malloc(big * 4), hb[12];
+    TU_OK(clt_tensor_read(a, ha, big * 4));
+    TU_OK(clt_tensor_read(buf, hb, sizeof hb));
+    for (int i = 0; i < small; i++)
+        ck_assert_msg(memcmp(&ha[i], &hb[at + i], 4) == 0, "normal [%d]: %.9g vs %.9g", i,
+                      (double)ha[i], (double)hb[at + i]);
+    free(ha);
+    clt_tensor_free(b);
+    clt_tensor_free(buf);
+    clt_tensor_free(a);
     tu_context_free(ctx);
 }
 END_TEST
@@ -344,6 +423,7 @@ Suite *random_suite(void)
     tcase_add_test(tc, uniform_matches_reference);
     tcase_add_test(tc, same_bits_under_both_profiles);
     tcase_add_test(tc, normal_matches_box_muller);
+    tcase_add_test(tc, normal_sizes_and_views);
     tcase_add_test(tc, dropout_forward_backward);
     tcase_add_test(tc, dropout_sizes_and_views);
     tcase_add_test(tc, bad_input);

@@ -53,10 +53,10 @@ static clt_status fill(const char *who, const char *name, clt_tensor *out, uint6
     karg args[] = {{sizeof(cl_mem), &out->storage->mem}, {8, &off}, {8, &count}, {8, &s}, {8, &o},
                    {4, &a},
                    {4, &b}};
-    uint64_t per_item = strcmp(name, "random_normal") == 0 ? 2 : 4; /* one Philox block each */
-    if (per_item == 2 && clt__device_class_of(out->ctx) == CLT__CLASS_CPU) {
+    uint64_t per_item = 4; /* one Philox block (4 elements) each */
+    if (strcmp(name, "random_normal") == 0 && clt__device_class_of(out->ctx) == CLT__CLASS_CPU) {
         name = "random_normal_cpu"; /* the same numbers, 8 blocks per item in SIMD lanes */
-        per_item = 2 * RANDOM_CPU_BLOCKS;
+        per_item = 4 * RANDOM_CPU_BLOCKS;
     }
     return run(out->ctx, name, count, (count + per_item - 1) / per_item, 7, args, who);
 }
