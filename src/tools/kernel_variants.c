@@ -230,9 +230,12 @@ static clt_status train_variants(clt_context *ctx, clt__variant_use use, clt__va
 
 /* The layout, index and random families (src/ops/layout, index, random): fixed kernels; GPUs
  * add the 32-bit layout copy and the work-group topk (256 items), CPUs the per-row topk with its
- * candidate arrays of 8 .. 256 (topk.c) and the lane-parallel random_normal (random.c). */
-static clt_status layout_index_random_variants(int cpu, clt__variant_use use, clt__variant_list *l)
+ * candidate arrays of 8 .. 256 (topk.c) and the lane-parallel random_normal (random.c), NVIDIA
+ * random.cl's own log (random.c). */
+static clt_status layout_index_random_variants(clt__device_class cls, clt__variant_use use,
+                                               clt__variant_list *l)
 {
+    const int cpu = cls == CLT__CLASS_CPU;
     clt_status st = add(l, use, "layout", "", 0, NULL);
     if (!st && !cpu)
         st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
@@ -247,8 +250,10 @@ static clt_status layout_index_random_variants(int cpu, clt__variant_use use, cl
         snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
         st = add(l, use, "index", opts, 0, NULL);
     }
-    if (!st) /* random.c get_kernel: CPU devices add random_normal_cpu and rnd_log */
-        st = add(l, use, "random", cpu ? "-DRND_CPU_W=8" : "", 0, NULL);
+    /* random.c get_kernel: CPU devices add random_normal_cpu and rnd_log, NVIDIA rnd_log */
+    const char *rnd = cpu ? "-DRND_CPU_W=8" : cls == CLT__CLASS_NVIDIA ? "-DRND_POLY_LOG" : "";
+    if (!st)
+        st = add(l, use, "random", rnd, 0, NULL);
     return st;
 }
 
@@ -361,7 +366,7 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
     if (!st)
         st = add(l, use, "tensor", "", 0, NULL);
     if (!st)
-        st = layout_index_random_variants(cpu, use, l);
+        st = layout_index_random_variants(cls, use, l);
     if (!st)
         st = clt__expr_variants(ctx, cpu, use, l, add);
     if (!st) /* every class: auto runs silu networks fused even on CPU devices */

@@ -12,13 +12,17 @@
 
 /* CPU devices (under every profile, so that the gfx902 profile's random_normal on a CPU gives the
  * bits of random_normal_cpu): random.cl's rnd_log, and random_normal_cpu with RANDOM_CPU_BLOCKS
- * Philox blocks per work item. */
+ * Philox blocks per work item. NVIDIA devices: rnd_log too (cheaper there than the built-in log;
+ * AMD keeps the built-in). src/tools/kernel_variants.c lists the same options. */
 #define RANDOM_CPU_BLOCKS 8
 #define RANDOM_CPU_OPTIONS "-DRND_CPU_W=8"
+#define RANDOM_NV_OPTIONS "-DRND_POLY_LOG"
 
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k)
 {
-    const char *options = ctx->dev->entry->info.type == CLT_DEVICE_CPU ? RANDOM_CPU_OPTIONS : "";
+    const char *options = ctx->dev->entry->info.type == CLT_DEVICE_CPU ? RANDOM_CPU_OPTIONS
+                          : clt__device_class_of(ctx) == CLT__CLASS_NVIDIA ? RANDOM_NV_OPTIONS
+                                                                           : "";
     return clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
 }
 
