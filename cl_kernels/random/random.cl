@@ -52,11 +52,12 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), ln m = f + f^2 q(f) with q a
  * degree-7 polynomial fitted for this library, e ln 2 in two parts; at most 1.14 ulp (all 2^24
  * inputs checked). CPUs: not the built-in log, since POCL's vector and scalar logs (SLEEF) differ
- * in the last bit for a few inputs in a million, random_normal_cpu works on vectors and random_normal
- * (the gfx902 profile on a CPU) on scalars; these operations round the same in either form, so
- * both give the same numbers. NVIDIA: ~17 instructions against ~27 for the built-in logf, which
- * handles zero, denormals, infinities and NaN that u1 never is. AMD keeps the built-in log (a log
- * instruction there). One body for float and float8. */
+ * in the last bit for a few inputs in a million, random_normal_cpu works on vectors and
+ * random_normal (the gfx902 profile on a CPU) on scalars; these operations round the same in
+ * either form, so both give the same numbers. NVIDIA (sm_90): ~17 instructions against ~27 for
+ * libdevice's logf (the built-in log's likely form), which handles zero, denormals, infinities and
+ * NaN that u1 never is. AMD keeps the built-in log (a log instruction there). One body for float
+ * and float8. */
 #define RND_LOG_BODY(F, I, AS_I, AS_F, CONV_F)                                                    \
     {                                                                                             \
         I t = AS_I(x) - 0x3f3504f3;                                                               \
@@ -159,11 +160,12 @@ __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulo
 #error "RND_CPU_W must be 8 (clt_philox_blocks8)"
 #endif
 /* CPU devices (POCL): random_normal with 8 Philox blocks (32 outputs) per work item in uint8 /
- * float8 lanes. POCL runs a work-group as a loop over its items and leaves scalar log / sqrt calls
- * scalar (SLEEF's scalar logf was 3/4 of the time of random_normal/16M); float8 operands reach
- * SLEEF's vector functions instead, and the Philox rounds become SIMD multiplies. The same bodies,
- * so the same operation order and words per element as random_normal: the same numbers (the tests
- * compare the two bit for bit). Items: ceil(blocks / 8). */
+ * float8 lanes. POCL runs a work-group as a loop over its items and does not vectorise across them
+ * here (the kernel's loop and bounds checks), so scalar code stays scalar (SLEEF's scalar logf was
+ * 3/4 of the time of random_normal/16M when the kernel used it); in float8 lanes the Philox rounds,
+ * the log and sin/cos polynomials and sqrt become SIMD instructions. The same bodies, so the same
+ * operation order and words per element as random_normal: the same numbers (the tests compare the
+ * two bit for bit). Items: ceil(blocks / 8). */
 static inline float8 rnd_log8(float8 x)
     RND_LOG_BODY(float8, int8, as_int8, as_float8, convert_float8)
 
