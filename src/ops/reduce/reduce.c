@@ -309,6 +309,20 @@ clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x
     return reduce_named(who, (int)op, x, naxes, axes, keepdim, out);
 }
 
+clt_status clt__reduce_sum_leading(const char *who, const clt_tensor *x, uint64_t R, clt_tensor *out)
+{
+    clt__reduce_plan p;
+    memset(&p, 0, sizeof p);
+    p.outputs = out->numel;
+    p.length = (int64_t)R;
+    p.inner = out->numel;
+    p.innermost_kept = out->numel;
+    p.layout = out->numel > 1 ? CLT__RED_COLS : CLT__RED_ROWS; /* one output: x is one row of R */
+    if (p.outputs == 0)
+        return CLT_SUCCESS;
+    return launch(x->ctx, CLT_REDUCE_SUM, &p, x, out, who);
+}
+
 clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)
 {
     CLT_PUBLIC_CALL();
