@@ -19,7 +19,7 @@
  *   running stats and saved mean / rstd as batchnorm_forward; coefficients (scale, shift).
  * batchnorm_grad_split: backward sums (db, dg) per chunk; dbeta, dgamma as batchnorm_backward;
  *   coefficients (gamma * rstd, db / M, mean, rstd * dg / M) (training) or (gamma * rstd, 0, mean, 0).
- * batchnorm_apply: one item per element, bit 5 of flags clear: y = x * k.x + k.y (forward), set:
+ * batchnorm_apply: APPLY_PER elements per item, bit 5 of flags clear: y = x * k.x + k.y (forward), set:
  *   dx = k.x * (dy - k.y - (x - k.z) * k.w) (backward, the formula of batchnorm_backward).
  * ws: uint counters[NORM_COUNTERS] (one per channel), float4 partials[C * K], float4 coeffs[C].
  *
@@ -57,12 +57,10 @@
  * ... < M as (n, j) = (k / HW, k % HW)), stepping (n, j) by (WG / HW, WG % HW) with one carry
  * instead of a division per element (a CPU runs one item per channel; the division dominated).
  * Needs dn = WG / HW and dj = WG % HW in scope. */
-#define FOR_CHANNEL(e) FOR_CHUNK(e, 0, M)
-/* The same over the values k0 + lid, k0 + lid + WG, ... < k1 of channel c (k1 <= M). */
-#define FOR_CHUNK(e, k0, k1)                                                                       \
-    for (ulong k_ = (k0) + lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2, e = 0;                      \
-         k_ < (k1) && ((e = (n_ * dims.s1 + c) * dims.s2 + j_), 1);                               \
-         k_ += WG, j_ += dj, n_ += dn, (j_ >= dims.s2 ? (j_ -= dims.s2, n_++) : 0))
+#define FOR_CHANNEL(e)                                                                             \
+    for (ulong n_ = lid / dims.s2, j_ = lid % dims.s2, e = 0;                                      \
+         n_ < dims.s0 && ((e = (n_ * dims.s1 + c) * dims.s2 + j_), 1);                           \
+         j_ += dj, n_ += dn, (j_ >= dims.s2 ? (j_ -= dims.s2, n_++) : 0))
 
 #if WG == 1
 /* CPU devices (WG 1: one work item per channel): POCL does not vectorise one item's loop, so each
@@ -223,6 +221,40 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
     __global volatile float4 *part = (__global volatile float4 *)(ws + NORM_COUNTERS);             \
     __global float4 *coef = (__global float4 *)(ws + NORM_COUNTERS) + C * K;
 
+/* The element offset of value (n, j) of channel c, then (n, j) advanced by WG values (dn, dj, one
+ * carry): the offsets come from register arithmetic alone, so CHUNK_LOOP can issue its loads
+ * before it adds any of them. */
+static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, ulong dj)
+{
+    const ulong e = (*n * dims.s1 + c) * dims.s2 + *j;
+    *j += dj;
+    *n += dn;
+    if (*j >= dims.s2) {
+        *j -= dims.s2;
+        *n += 1;
+    }
+    return e;
+}
+
+/* This item's values k0 + lid, + WG, ... < k1 of channel c: FOUR with e0 .. e3 (four values, their
+ * loads in flight together: one load per item at a time left an H200 latency-bound), then ONE with
+ * e0 for the rest. */
+#define CHUNK_LOOP(FOUR, ONE)                                                                      \
+    {                                                                                              \
+        ulong k_ = k0 + lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                                 \
+        for (; k_ + 3 * WG < k1; k_ += 4 * WG) {                                                   \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e1 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e2 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e3 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            FOUR                                                                                   \
+        }                                                                                          \
+        for (; k_ < k1; k_ += WG) {                                                                \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            ONE                                                                                    \
+        }                                                                                          \
+    }
+
 /* Training forward statistics; off and flags as batchnorm_forward (F_TRAIN implied). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 batchnorm_stats_split(__global const float *x, __global const float *gamma,
@@ -237,16 +269,22 @@ batchnorm_stats_split(__global const float *x, __global const float *gamma,
     const float old_mean = (flags & F_RUNNING) ? run_mean[off.s4 + c] : 0.0f;
     const float old_var = (flags & F_RUNNING) ? run_var[off.s5 + c] : 0.0f;
     const float n = (float)(k1 - k0);
-    float s = 0.0f;
-    FOR_CHUNK(e, k0, k1)
-    s += x[off.s0 + e];
+    __global const float *xc = x + off.s0;
+    float4 a4 = (float4)(0.0f);
+    CHUNK_LOOP(a4 += (float4)(xc[e0], xc[e1], xc[e2], xc[e3]);, a4.x += xc[e0];)
+    const float s = (a4.x + a4.y) + (a4.z + a4.w);
     const float cmean = k1 > k0 ? group_sum1(buf, s, lid) / n : group_sum1(buf, s, lid);
-    float m2 = 0.0f;
-    FOR_CHUNK(e, k0, k1) { /* the chunk again, from cache: its centred sum of squares */
-        float d = x[off.s0 + e] - cmean;
-        m2 += d * d;
-    }
-    m2 = group_sum1(buf, m2, lid);
+    a4 = (float4)(0.0f);
+    CHUNK_LOOP( /* the chunk again, from cache: its centred sum of squares */
+        {
+            float4 d = (float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - cmean;
+            a4 += d * d;
+        },
+        {
+            float d = xc[e0] - cmean;
+            a4.x += d * d;
+        })
+    const float m2 = group_sum1(buf, (a4.x + a4.y) + (a4.z + a4.w), lid);
     if (lid == 0)
         part[c * K + q] = (float4)(n, cmean, m2, 0.0f);
     if (!last_group_arrives(ws + c, (uint)K, &last, lid))
@@ -290,11 +328,20 @@ batchnorm_grad_split(__global const float *dy, __global const float *x, __global
     __local volatile int last;
     SPLIT_CHUNK
     const float mean = mean_in[off.s3 + c], rstd = rstd_in[off.s4 + c];
-    float2 s = (float2)(0.0f, 0.0f);
-    FOR_CHUNK(e, k0, k1) {
-        float d = dy[off.s0 + e];
-        s += (float2)(d, d * (x[off.s1 + e] - mean) * rstd);
-    }
+    __global const float *dyc = dy + off.s0, *xc = x + off.s1;
+    float4 a4 = (float4)(0.0f), b4 = (float4)(0.0f);
+    CHUNK_LOOP(
+        {
+            float4 d = (float4)(dyc[e0], dyc[e1], dyc[e2], dyc[e3]);
+            a4 += d;
+            b4 += d * ((float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - mean) * rstd;
+        },
+        {
+            float d = dyc[e0];
+            a4.x += d;
+            b4.x += d * (xc[e0] - mean) * rstd;
+        })
+    float2 s = (float2)((a4.x + a4.y) + (a4.z + a4.w), (b4.x + b4.y) + (b4.z + b4.w));
     s = group_sum2(buf, s, lid);
     if (lid == 0)
         part[c * K + q] = (float4)(s.x, s.y, 0.0f, 0.0f);
@@ -316,20 +363,32 @@ batchnorm_grad_split(__global const float *dy, __global const float *x, __global
     last_group_reset(ws + c, lid);
 }
 
-/* One item per element e of [N, C, HW] (any local size); u = x (forward) or dy (backward), v = x
- * (backward); uoff, voff, ooff element offsets; coef = the split kernel's coefficients. */
-__kernel void batchnorm_apply(__global const float *u, __global const float *v, __global float *out,
-                              __global const uint *ws, ulong4 uvo, ulong4 dims, uint flags)
+/* Element e of [N, C, HW] with coefficients k: u = x (forward) or dy (backward), v = x (backward). */
+static inline void bn_apply1(__global const float *u, __global const float *v, __global float *out,
+                             __global const float4 *coef, ulong4 uvo, ulong4 dims, uint flags,
+                             ulong e, int narrow)
 {
-    const ulong e = get_global_id(0), total = dims.s0 * dims.s1 * dims.s2;
-    if (e >= total)
-        return;
     /* the channel of e: 32-bit division where the sizes allow (64-bit is emulated on GPUs) */
-    const ulong c = total <= 0xffffffffUL ? (ulong)(((uint)e / (uint)dims.s2) % (uint)dims.s1)
-                                          : (e / dims.s2) % dims.s1;
-    const float4 k = ((__global const float4 *)(ws + NORM_COUNTERS))[dims.s3 + c];
+    const ulong c = narrow ? (ulong)(((uint)e / (uint)dims.s2) % (uint)dims.s1) : (e / dims.s2) % dims.s1;
+    const float4 k = coef[c];
     const float a = u[uvo.s0 + e];
     out[uvo.s2 + e] = (flags & F_APPLY_BWD) ? k.x * (a - k.y - (v[uvo.s1 + e] - k.z) * k.w)
                                             : a * k.x + k.y;
+}
+
+/* APPLY_PER elements per item, e = gid + i * (global size): coalesced, and their loads in flight
+ * together; uoff, voff, ooff = uvo.s0 .. s2 element offsets; dims.s3: where the coefficients
+ * start in ws's float4s after the counters. Any local size. */
+#define APPLY_PER 4
+__kernel void batchnorm_apply(__global const float *u, __global const float *v, __global float *out,
+                              __global const uint *ws, ulong4 uvo, ulong4 dims, uint flags)
+{
+    const ulong g = get_global_id(0), G = get_global_size(0), total = dims.s0 * dims.s1 * dims.s2;
+    __global const float4 *coef = (__global const float4 *)(ws + NORM_COUNTERS) + dims.s3;
+    const int narrow = total <= 0xffffffffUL;
+#pragma unroll
+    for (uint i = 0; i < APPLY_PER; i++)
+        if (g + i * G < total)
+            bn_apply1(u, v, out, coef, uvo, dims, flags, g + i * G, narrow);
 }
 #endif

@@ -295,12 +295,30 @@ rownorm_dparams_split(__global const float *dy, __global const float *x,
     if (p < L) {
         const ulong r1 = min(R, (b + 1) * rb);
         __global const float *dyp = dy + off.s0 + p, *xp = x + off.s1 + p;
-#pragma unroll 4
-        for (ulong r = b * rb + ty; r < r1; r += SPLIT_TR) {
-            const float mean = (flags & F_RMS) ? 0.0f : mean_in[off.s3 + r];
-            const float d = dyp[r * L];
-            acc += (float2)(d * ((xp[r * L] - mean) * rstd_in[off.s4 + r]), d);
+        __global const float *mp = mean_in + off.s3, *sp = rstd_in + off.s4;
+        float4 g4 = (float4)(0.0f), b4 = (float4)(0.0f);
+        ulong r = b * rb + ty;
+        /* four rows per step with no exit test between them: their loads are in flight together
+         * (a plain loop left one row's loads per item outstanding) */
+        for (; r + 3 * SPLIT_TR < r1; r += 4 * SPLIT_TR) {
+            const ulong r2 = r + 2 * SPLIT_TR;
+            const float4 d = (float4)(dyp[r * L], dyp[(r + SPLIT_TR) * L], dyp[r2 * L],
+                                      dyp[(r2 + SPLIT_TR) * L]);
+            const float4 xv = (float4)(xp[r * L], xp[(r + SPLIT_TR) * L], xp[r2 * L],
+                                       xp[(r2 + SPLIT_TR) * L]);
+            const float4 rs = (float4)(sp[r], sp[r + SPLIT_TR], sp[r2], sp[r2 + SPLIT_TR]);
+            const float4 mu = (flags & F_RMS) ? (float4)(0.0f)
+                                              : (float4)(mp[r], mp[r + SPLIT_TR], mp[r2],
+                                                         mp[r2 + SPLIT_TR]);
+            g4 += d * ((xv - mu) * rs);
+            b4 += d;
         }
+        for (; r < r1; r += SPLIT_TR) {
+            const float mean = (flags & F_RMS) ? 0.0f : mp[r], d = dyp[r * L];
+            g4.x += d * ((xp[r * L] - mean) * sp[r]);
+            b4.x += d;
+        }
+        acc = (float2)((g4.x + g4.y) + (g4.z + g4.w), (b4.x + b4.y) + (b4.z + b4.w));
     }
     acc = split_rows_sum(buf, acc, lid);
     if (blocks > 1) {

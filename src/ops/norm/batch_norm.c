@@ -15,6 +15,7 @@
 #define F_SAVE 16u
 #define F_APPLY_BWD 32u
 #define SPLIT_MIN_PER_ITEM 16u /* values each item of a chunk group sums at least */
+#define APPLY_PER 4u           /* elements per item of batchnorm_apply (batch_norm.cl APPLY_PER) */
 
 void clt_batch_norm_params_init(clt_batch_norm_params *p)
 {
@@ -111,8 +112,8 @@ static clt_status split_run(clt_context *ctx, cl_kernel ks, cl_uint n, size_t wg
         (st = clt__set_arg(ctx, ka, 5, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, ka, 6, sizeof flags, &flags, who)))
         return st;
-    uint64_t total = dims.s[0] * dims.s[1] * dims.s[2];
-    return clt__norm_launch_groups(ctx, ka, (total + wga - 1) / wga, wga, who);
+    uint64_t items = (dims.s[0] * dims.s[1] * dims.s[2] + APPLY_PER - 1) / APPLY_PER;
+    return clt__norm_launch_groups(ctx, ka, (items + wga - 1) / wga, wga, who);
 }
 
 clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const clt_tensor *beta,
