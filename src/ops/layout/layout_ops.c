@@ -1,5 +1,6 @@
 /* clt_copy_strided, clt_permute, clt_broadcast_to and clt_broadcast_backward: each a single
- * strided-box launch (layout_common.c picks the kernel). */
+ * strided-box launch (layout_common.c picks the kernel), except a GPU bias gradient (a sum over
+ * leading axes), which is one launch of the reduction's column layout (reduce_plan.h). */
 #include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
 #include "ops/reduce/reduce_plan.h"
