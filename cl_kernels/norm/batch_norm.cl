@@ -12,7 +12,7 @@
  * device: 64 channels on 132 SMs took ~290 us for n32c64h56 on an H200). Channel c's M values, in
  * (n, j) order, are cut into K chunks of `cl` values; group g = c * K + q sums chunk q and writes a
  * float4 partial to ws, and the last chunk group of the channel (common/last_group.h) merges the
- * K partials in chunk order and writes the channel's results, plus the float4 coefficients of the
+ * K <= WG partials in chunk order and writes the channel's results, plus the float4 coefficients of the
  * elementwise pass, batchnorm_apply, to ws:
  * batchnorm_stats_split: training forward statistics: the chunk's mean and centred sum of squares
  *   (count, mean, M2), merged with Chan's pairwise update (no sum of squares minus squared sum);
@@ -255,6 +255,15 @@ static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, 
         }                                                                                          \
     }
 
+/* The channel's K <= WG partials into local memory, one per item (their loads in flight together;
+ * item 0 alone waited out one L2 round trip per partial), for item 0 to merge in chunk order. */
+static inline void split_gather(__local float4 *pl, __global volatile float4 *part, ulong K, uint lid)
+{
+    if (lid < K)
+        pl[lid] = part[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* Training forward statistics; off and flags as batchnorm_forward (F_TRAIN implied). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 batchnorm_stats_split(__global const float *x, __global const float *gamma,
@@ -263,6 +272,7 @@ batchnorm_stats_split(__global const float *x, __global const float *gamma,
                       float eps, float mom, uint flags, __global uint *ws, ulong cl)
 {
     __local float buf[WG];
+    __local float4 pl[WG];
     __local volatile int last;
     SPLIT_CHUNK
     /* read before the first barrier, as batchnorm_forward does (an idempotent update) */
@@ -289,10 +299,11 @@ batchnorm_stats_split(__global const float *x, __global const float *gamma,
         part[c * K + q] = (float4)(n, cmean, m2, 0.0f);
     if (!last_group_arrives(ws + c, (uint)K, &last, lid))
         return;
+    split_gather(pl, part + c * K, K, lid);
     if (lid == 0) {
-        float4 a = part[c * K];
+        float4 a = pl[0];
         for (ulong i = 1; i < K; i++) { /* Chan et al.: merge (count, mean, M2) pairs in order */
-            float4 b = part[c * K + i];
+            float4 b = pl[i];
             float nab = a.x + b.x;
             if (b.x > 0.0f) {
                 float delta = b.y - a.y;
@@ -325,6 +336,7 @@ batchnorm_grad_split(__global const float *dy, __global const float *x, __global
                      uint flags, __global uint *ws, ulong cl)
 {
     __local float2 buf[WG];
+    __local float4 pl[WG];
     __local volatile int last;
     SPLIT_CHUNK
     const float mean = mean_in[off.s3 + c], rstd = rstd_in[off.s4 + c];
@@ -347,10 +359,11 @@ batchnorm_grad_split(__global const float *dy, __global const float *x, __global
         part[c * K + q] = (float4)(s.x, s.y, 0.0f, 0.0f);
     if (!last_group_arrives(ws + c, (uint)K, &last, lid))
         return;
+    split_gather(pl, part + c * K, K, lid);
     if (lid == 0) {
         float2 t = (float2)(0.0f, 0.0f);
         for (ulong i = 0; i < K; i++)
-            t += part[c * K + i].xy;
+            t += pl[i].xy;
         if (flags & F_BETA)
             dbeta[off.s7 + c] = t.x;
         if (flags & F_RUNNING)

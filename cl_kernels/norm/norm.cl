@@ -328,9 +328,19 @@ rownorm_dparams_split(__global const float *dy, __global const float *x,
         if (!last_group_arrives(ws + s, blocks, &last, lid))
             return; /* uniform across the group */
         acc = (float2)(0.0f, 0.0f);
-        if (p < L)
-            for (uint c = ty; c < blocks; c += SPLIT_TR)
+        if (p < L) {
+            /* four partials loaded before any is added (one volatile load at a time waits out
+             * the L2 latency each) */
+            uint c = ty;
+            for (; c + 3 * SPLIT_TR < blocks; c += 4 * SPLIT_TR) {
+                float2 q0 = part[(ulong)c * L + p], q1 = part[(ulong)(c + SPLIT_TR) * L + p];
+                float2 q2 = part[(ulong)(c + 2 * SPLIT_TR) * L + p];
+                float2 q3 = part[(ulong)(c + 3 * SPLIT_TR) * L + p];
+                acc += ((q0 + q1) + (q2 + q3));
+            }
+            for (; c < blocks; c += SPLIT_TR)
                 acc += part[(ulong)c * L + p];
+        }
         acc = split_rows_sum(buf, acc, lid);
         last_group_reset(ws + s, lid);
     }

@@ -177,6 +177,14 @@ START_TEST(layer_norm_forward_backward)
     check_case(ctx, LAYER, 2, s8, 0, 0, 1);
     check_case(ctx, LAYER, 2, s9, 0, 1, 0);
     check_case(ctx, LAYER, 2, s10, 0, 1, 0);
+    /* many row blocks (more groups per compute unit than this machine's few cores ask for): the
+     * last block of a strip adds four blocks' partials at a time, then the rest one by one; 39
+     * blocks of 2000 rows, twice (the counters must reset) */
+    int64_t s11[2] = {2000, 67};
+    setenv("CLT_NORM_GROUPS_PER_CU", "40", 1);
+    check_case(ctx, LAYER, 2, s11, 0, 1, 0);
+    check_case(ctx, LAYER, 2, s11, 0, 1, 1);
+    unsetenv("CLT_NORM_GROUPS_PER_CU");
     tu_context_free(ctx);
 }
 END_TEST

@@ -78,10 +78,26 @@ static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg
     uint64_t k = (target + C - 1) / C, most = M / ((uint64_t)wg * SPLIT_MIN_PER_ITEM);
     if (k > most)
         k = most;
+    if (k > wg) /* the last group gathers the partials one per item */
+        k = wg;
     if (k < 2)
         return 1;
     *cl = (M + k - 1) / k;
     return (M + *cl - 1) / *cl; /* no empty chunk */
+}
+
+/* The split kernel `name` into *k, when its build runs groups of wg too (K <= wg partials are
+ * gathered one per item); else *K = 1 and *k stays (the one-group-per-channel kernel). */
+static clt_status split_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t wg, uint64_t *K)
+{
+    cl_kernel ks;
+    size_t wgs;
+    clt_status st = clt__norm_kernel(ctx, "batch_norm", name, &ks, &wgs);
+    if (st == CLT_SUCCESS && wgs == wg)
+        *k = ks;
+    else if (st == CLT_SUCCESS)
+        *K = 1;
+    return st;
 }
 
 /* The split statistics kernel `name` (arguments 0 .. n - 1 already set) on C * K groups, then
@@ -167,7 +183,7 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
     uint64_t cl = 0, K = p->training ? split_chunks(ctx, dims.s[1], M, wg, &cl) : 1;
-    if (K > 1 && (st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_stats_split", &k, &wg)))
+    if (K > 1 && (st = split_kernel(ctx, "batchnorm_stats_split", &k, wg, &K)))
         return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)
@@ -230,7 +246,7 @@ clt_status clt_batch_norm_backward(const clt_tensor *dy, const clt_tensor *x, co
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_backward", &k, &wg)) != CLT_SUCCESS)
         return st;
     uint64_t cl = 0, K = split_chunks(ctx, dims.s[1], dims.s[0] * dims.s[2], wg, &cl);
-    if (K > 1 && (st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_grad_split", &k, &wg)))
+    if (K > 1 && (st = split_kernel(ctx, "batchnorm_grad_split", &k, wg, &K)))
         return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)

@@ -24,7 +24,8 @@ clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t group
 /* The split workspace: NORM_COUNTERS counters (zeroed when new), then `bytes` of partials. */
 clt_status clt__norm_workspace(clt_context *ctx, size_t bytes, const char *who, cl_mem *ws);
 
-/* Groups a split launch aims for: NORM_SPLIT_GROUPS_PER_CU per compute unit. */
+/* Groups a split launch aims for: NORM_SPLIT_GROUPS_PER_CU per compute unit (the environment's
+ * CLT_NORM_GROUPS_PER_CU instead, when a positive number: A/B runs, and tests on few cores). */
 uint64_t clt__norm_split_target(const clt_context *ctx);
 
 /* eps finite and > 0, else CLT_ERR_INVALID_ARGUMENT naming who. */
