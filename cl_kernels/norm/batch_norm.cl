@@ -8,12 +8,28 @@
  *   (dy - db / M - xhat * dg / M) (training) or gamma * rstd * dy (inference), and item 0 writes
  *   dgamma = dg, dbeta = db. dx may be dy itself: each element is read before its own write.
  *
+ * Split kernels (GPUs, WG > 1; the host takes them when there are too few channels to fill the
+ * device: 64 channels on 132 SMs took ~290 us for n32c64h56 on an H200). Channel c's M values, in
+ * (n, j) order, are cut into K chunks of `cl` values; group g = c * K + q sums chunk q and writes a
+ * float4 partial to ws, and the last chunk group of the channel (common/last_group.h) merges the
+ * K <= WG partials in chunk order and writes the channel's results, plus the float4 coefficients of the
+ * elementwise pass, batchnorm_apply, to ws:
+ * batchnorm_stats_split: training forward statistics: the chunk's mean and centred sum of squares
+ *   (count, mean, M2), merged with Chan's pairwise update (no sum of squares minus squared sum);
+ *   running stats and saved mean / rstd as batchnorm_forward; coefficients (scale, shift).
+ * batchnorm_grad_split: backward sums (db, dg) per chunk; dbeta, dgamma as batchnorm_backward;
+ *   coefficients (gamma * rstd, db / M, mean, rstd * dg / M) (training) or (gamma * rstd, 0, mean, 0).
+ * batchnorm_apply: APPLY_PER elements per item, bit 5 of flags clear: y = x * k.x + k.y (forward), set:
+ *   dx = k.x * (dy - k.y - (x - k.z) * k.w) (backward, the formula of batchnorm_backward).
+ * ws: uint counters[NORM_COUNTERS] (one per channel), float4 partials[C * K], float4 coeffs[C].
+ *
  * off: forward (x, gamma, beta, y, running_mean, running_var, save_mean, save_rstd); backward (dy,
  * x, gamma, mean, rstd, dx, dgamma, dbeta). dims = (N, C, HW, -).
  * flags: bit 0 training, bit 1 gamma, bit 2 beta (forward) / dbeta wanted (backward), bit 3 update
  * running stats (forward) / dgamma wanted (backward), bit 4 save mean and rstd (forward) / dx wanted.
  *
- * -D contract: WG, a power of two, the exact local size.
+ * -D contract: WG, a power of two, the exact local size; NORM_COUNTERS (counters at the head of
+ * the split workspace; must match norm_internal.h).
  */
 #ifndef WG
 #define WG 256
@@ -22,14 +38,20 @@
 #error "WG must be a power of two"
 #endif
 
+#ifndef NORM_COUNTERS
+#define NORM_COUNTERS 1024
+#endif
+
 #include "common/cpu_lanes.h"
 #include "common/group_sum.h"
+#include "common/last_group.h"
 
 #define F_TRAIN 1u
 #define F_GAMMA 2u
 #define F_BETA 4u
 #define F_RUNNING 8u
 #define F_SAVE 16u
+#define F_APPLY_BWD 32u
 
 /* FOR_CHANNEL(e) body: every element index e of channel c that this item owns (k = lid, lid + WG,
  * ... < M as (n, j) = (k / HW, k % HW)), stepping (n, j) by (WG / HW, WG % HW) with one carry
@@ -187,3 +209,199 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
     }
 #endif
 }
+
+#if WG > 1
+/* Group g's channel c, chunk q of K = get_num_groups(0) / C, values [k0, k1). */
+#define SPLIT_CHUNK                                                                                \
+    const uint lid = get_local_id(0);                                                              \
+    const ulong C = dims.s1, M = dims.s0 * dims.s2, K = get_num_groups(0) / C;                     \
+    const ulong c = get_group_id(0) / K, q = get_group_id(0) % K;                                  \
+    const ulong k0 = min(M, q * cl), k1 = min(M, k0 + cl);                                         \
+    const ulong dn = WG / dims.s2, dj = WG % dims.s2;                                              \
+    __global volatile float4 *part = (__global volatile float4 *)(ws + NORM_COUNTERS);             \
+    __global float4 *coef = (__global float4 *)(ws + NORM_COUNTERS) + C * K;
+
+/* The element offset of value (n, j) of channel c, then (n, j) advanced by WG values (dn, dj, one
+ * carry): the offsets come from register arithmetic alone, so CHUNK_LOOP can issue its loads
+ * before it adds any of them. */
+static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, ulong dj)
+{
+    const ulong e = (*n * dims.s1 + c) * dims.s2 + *j;
+    *j += dj;
+    *n += dn;
+    if (*j >= dims.s2) {
+        *j -= dims.s2;
+        *n += 1;
+    }
+    return e;
+}
+
+/* This item's values k0 + lid, + WG, ... < k1 of channel c: FOUR with e0 .. e3 (four values, their
+ * loads in flight together: one load per item at a time left an H200 latency-bound), then ONE with
+ * e0 for the rest. */
+#define CHUNK_LOOP(FOUR, ONE)                                                                      \
+    {                                                                                              \
+        ulong k_ = k0 + lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                                 \
+        for (; k_ + 3 * WG < k1; k_ += 4 * WG) {                                                   \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e1 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e2 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            const ulong e3 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            FOUR                                                                                   \
+        }                                                                                          \
+        for (; k_ < k1; k_ += WG) {                                                                \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
+            ONE                                                                                    \
+        }                                                                                          \
+    }
+
+/* The channel's K <= WG partials into local memory, one per item (their loads in flight together;
+ * item 0 alone waited out one L2 round trip per partial), for item 0 to merge in chunk order. */
+static inline void split_gather(__local float4 *pl, __global volatile float4 *part, ulong K, uint lid)
+{
+    if (lid < K)
+        pl[lid] = part[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* Training forward statistics; off and flags as batchnorm_forward (F_TRAIN implied). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+batchnorm_stats_split(__global const float *x, __global const float *gamma,
+                      __global const float *beta, __global float *run_mean, __global float *run_var,
+                      __global float *save_mean, __global float *save_rstd, ulong8 off, ulong4 dims,
+                      float eps, float mom, uint flags, __global uint *ws, ulong cl)
+{
+    __local float buf[WG];
+    __local float4 pl[WG];
+    __local volatile int last;
+    SPLIT_CHUNK
+    /* read before the first barrier, as batchnorm_forward does (an idempotent update) */
+    const float old_mean = (flags & F_RUNNING) ? run_mean[off.s4 + c] : 0.0f;
+    const float old_var = (flags & F_RUNNING) ? run_var[off.s5 + c] : 0.0f;
+    const float n = (float)(k1 - k0);
+    __global const float *xc = x + off.s0;
+    float4 a4 = (float4)(0.0f);
+    CHUNK_LOOP(a4 += (float4)(xc[e0], xc[e1], xc[e2], xc[e3]);, a4.x += xc[e0];)
+    const float s = (a4.x + a4.y) + (a4.z + a4.w);
+    const float cmean = k1 > k0 ? group_sum1(buf, s, lid) / n : group_sum1(buf, s, lid);
+    a4 = (float4)(0.0f);
+    CHUNK_LOOP( /* the chunk again, from cache: its centred sum of squares */
+        {
+            float4 d = (float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - cmean;
+            a4 += d * d;
+        },
+        {
+            float d = xc[e0] - cmean;
+            a4.x += d * d;
+        })
+    const float m2 = group_sum1(buf, (a4.x + a4.y) + (a4.z + a4.w), lid);
+    if (lid == 0)
+        part[c * K + q] = (float4)(n, cmean, m2, 0.0f);
+    if (!last_group_arrives(ws + c, (uint)K, &last, lid))
+        return;
+    split_gather(pl, part + c * K, K, lid);
+    if (lid == 0) {
+        float4 a = pl[0];
+        for (ulong i = 1; i < K; i++) { /* Chan et al.: merge (count, mean, M2) pairs in order */
+            float4 b = pl[i];
+            float nab = a.x + b.x;
+            if (b.x > 0.0f) {
+                float delta = b.y - a.y;
+                a.y += delta * (b.x / nab);
+                a.z += b.z + delta * delta * (a.x * b.x / nab);
+                a.x = nab;
+            }
+        }
+        const float mean = a.y, var = a.z / (float)M, rstd = rsqrt(var + eps);
+        if (flags & F_RUNNING) {
+            run_mean[off.s4 + c] = (1.0f - mom) * old_mean + mom * mean;
+            run_var[off.s5 + c] = (1.0f - mom) * old_var + mom * (var * (float)M / (float)(M - 1));
+        }
+        if (flags & F_SAVE) {
+            save_mean[off.s6 + c] = mean;
+            save_rstd[off.s7 + c] = rstd;
+        }
+        const float scale = (flags & F_GAMMA) ? gamma[off.s1 + c] * rstd : rstd;
+        const float shift = ((flags & F_BETA) ? beta[off.s2 + c] : 0.0f) - mean * scale;
+        coef[c] = (float4)(scale, shift, 0.0f, 0.0f);
+    }
+    last_group_reset(ws + c, lid);
+}
+
+/* Backward sums; off and flags as batchnorm_backward. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+batchnorm_grad_split(__global const float *dy, __global const float *x, __global const float *gamma,
+                     __global const float *mean_in, __global const float *rstd_in,
+                     __global float *dgamma, __global float *dbeta, ulong8 off, ulong4 dims,
+                     uint flags, __global uint *ws, ulong cl)
+{
+    __local float2 buf[WG];
+    __local float4 pl[WG];
+    __local volatile int last;
+    SPLIT_CHUNK
+    const float mean = mean_in[off.s3 + c], rstd = rstd_in[off.s4 + c];
+    __global const float *dyc = dy + off.s0, *xc = x + off.s1;
+    float4 a4 = (float4)(0.0f), b4 = (float4)(0.0f);
+    CHUNK_LOOP(
+        {
+            float4 d = (float4)(dyc[e0], dyc[e1], dyc[e2], dyc[e3]);
+            a4 += d;
+            b4 += d * ((float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - mean) * rstd;
+        },
+        {
+            float d = dyc[e0];
+            a4.x += d;
+            b4.x += d * (xc[e0] - mean) * rstd;
+        })
+    float2 s = (float2)((a4.x + a4.y) + (a4.z + a4.w), (b4.x + b4.y) + (b4.z + b4.w));
+    s = group_sum2(buf, s, lid);
+    if (lid == 0)
+        part[c * K + q] = (float4)(s.x, s.y, 0.0f, 0.0f);
+    if (!last_group_arrives(ws + c, (uint)K, &last, lid))
+        return;
+    split_gather(pl, part + c * K, K, lid);
+    if (lid == 0) {
+        float2 t = (float2)(0.0f, 0.0f);
+        for (ulong i = 0; i < K; i++)
+            t += pl[i].xy;
+        if (flags & F_BETA)
+            dbeta[off.s7 + c] = t.x;
+        if (flags & F_RUNNING)
+            dgamma[off.s6 + c] = t.y;
+        const float gr = (flags & F_GAMMA) ? gamma[off.s2 + c] * rstd : rstd;
+        const int train = (flags & F_TRAIN) != 0;
+        coef[c] = (float4)(gr, train ? t.x / (float)M : 0.0f, mean,
+                           train ? rstd * (t.y / (float)M) : 0.0f);
+    }
+    last_group_reset(ws + c, lid);
+}
+
+/* Element e of [N, C, HW] with coefficients k: u = x (forward) or dy (backward), v = x (backward). */
+static inline void bn_apply1(__global const float *u, __global const float *v, __global float *out,
+                             __global const float4 *coef, ulong4 uvo, ulong4 dims, uint flags,
+                             ulong e, int narrow)
+{
+    /* the channel of e: 32-bit division where the sizes allow (64-bit is emulated on GPUs) */
+    const ulong c = narrow ? (ulong)(((uint)e / (uint)dims.s2) % (uint)dims.s1) : (e / dims.s2) % dims.s1;
+    const float4 k = coef[c];
+    const float a = u[uvo.s0 + e];
+    out[uvo.s2 + e] = (flags & F_APPLY_BWD) ? k.x * (a - k.y - (v[uvo.s1 + e] - k.z) * k.w)
+                                            : a * k.x + k.y;
+}
+
+/* APPLY_PER elements per item, e = gid + i * (global size): coalesced, and their loads in flight
+ * together; uoff, voff, ooff = uvo.s0 .. s2 element offsets; dims.s3: where the coefficients
+ * start in ws's float4s after the counters. Any local size. */
+#define APPLY_PER 4
+__kernel void batchnorm_apply(__global const float *u, __global const float *v, __global float *out,
+                              __global const uint *ws, ulong4 uvo, ulong4 dims, uint flags)
+{
+    const ulong g = get_global_id(0), G = get_global_size(0), total = dims.s0 * dims.s1 * dims.s2;
+    __global const float4 *coef = (__global const float4 *)(ws + NORM_COUNTERS) + dims.s3;
+    const int narrow = total <= 0xffffffffUL;
+#pragma unroll
+    for (uint i = 0; i < APPLY_PER; i++)
+        if (g + i * G < total)
+            bn_apply1(u, v, out, coef, uvo, dims, flags, g + i * G, narrow);
+}
+#endif

@@ -475,9 +475,20 @@ void reduce_run(__global const float *restrict x, __global out_t *out, __global 
             return; /* uniform across the group */
         mem_fence(CLK_GLOBAL_MEM_FENCE);
         a = acc_init();
-        if (o < O)
-            for (uint c = lane; c < C; c += S)
+        if (o < O) {
+            /* four partials loaded before any is merged (one volatile load at a time serialised
+             * the merge on L2 latency); the merge order is unchanged */
+            uint c = lane;
+            for (; c + 3 * S < C; c += 4 * S) {
+                acc_t p0 = acc_unpack(partials[(ulong)c * O + o]);
+                acc_t p1 = acc_unpack(partials[(ulong)(c + S) * O + o]);
+                acc_t p2 = acc_unpack(partials[(ulong)(c + 2 * S) * O + o]);
+                acc_t p3 = acc_unpack(partials[(ulong)(c + 3 * S) * O + o]);
+                a = acc_merge(acc_merge(acc_merge(acc_merge(a, p0), p1), p2), p3);
+            }
+            for (; c < C; c += S)
                 a = acc_merge(a, acc_unpack(partials[(ulong)c * O + o]));
+        }
         a = tree(loc, a, lid, S, opg);
         if (lid == 0)
             atomic_xchg(&ws[og], 0u); /* ready for the next launch */

@@ -385,6 +385,11 @@ START_TEST(broadcast_and_backward)
         {1, 1, {1}, {97}},             {2, 4, {1, 1}, {2, 3, 5, 7}},   {2, 2, {6, 9}, {6, 9}},
         {1, 2, {128}, {301, 128}},     {2, 3, {1, 3}, {0, 4, 3}},
         {1, 2, {555}, {37, 555}}, /* CPUs: 64-column items, then 16-column and single tails */
+        /* GPUs: leading sums are the reduction's column layout, split into chunk groups of rows:
+         * rows no multiple of a chunk, odd and prime column counts, one column (a single row sum),
+         * two leading axes, one long row of few columns */
+        {1, 2, {5}, {30011, 5}},       {2, 2, {1, 1}, {8191, 1}},      {1, 3, {9}, {7, 1009, 9}},
+        {1, 2, {131}, {2053, 131}},    {1, 2, {1024}, {1, 1024}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int xn = cases[i].xn, yn = cases[i].yn;

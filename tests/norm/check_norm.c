@@ -170,6 +170,21 @@ START_TEST(layer_norm_forward_backward)
     check_case(ctx, LAYER, 2, s5, 0, 1, 0);
     check_case(ctx, LAYER, 2, s6, 0, 1, 0);
     check_case(ctx, LAYER, 1, s7, 0, 1, 0);
+    /* GPUs: dgamma / dbeta split over column strips x row blocks, the last block short (1000 rows
+     * of 67 columns: two strips, the second of 3 columns), one column in 8 blocks, one row */
+    int64_t s8[2] = {1000, 67}, s9[2] = {257, 1}, s10[2] = {1, 300};
+    check_case(ctx, LAYER, 2, s8, 0, 1, 0);
+    check_case(ctx, LAYER, 2, s8, 0, 0, 1);
+    check_case(ctx, LAYER, 2, s9, 0, 1, 0);
+    check_case(ctx, LAYER, 2, s10, 0, 1, 0);
+    /* many row blocks (more groups per compute unit than this machine's few cores ask for): the
+     * last block of a strip adds four blocks' partials at a time, then the rest one by one; 39
+     * blocks of 2000 rows, twice (the counters must reset) */
+    int64_t s11[2] = {2000, 67};
+    setenv("CLT_NORM_GROUPS_PER_CU", "40", 1);
+    check_case(ctx, LAYER, 2, s11, 0, 1, 0);
+    check_case(ctx, LAYER, 2, s11, 0, 1, 1);
+    unsetenv("CLT_NORM_GROUPS_PER_CU");
     tu_context_free(ctx);
 }
 END_TEST
@@ -183,6 +198,8 @@ START_TEST(rms_norm_forward_backward)
     check_case(ctx, RMS, 2, s2, 0, 0, 0);
     check_case(ctx, RMS, 2, s3, 0, 1, 0);
     check_case(ctx, RMS, 2, s5, 0, 1, 0);
+    int64_t s6[3] = {13, 47, 129}; /* GPUs: three strips, the last of one column, in row blocks */
+    check_case(ctx, RMS, 3, s6, 0, 1, 0);
     tu_context_free(ctx);
 }
 END_TEST

@@ -220,6 +220,28 @@ START_TEST(reduce_vec4_rows_split)
 }
 END_TEST
 
+/* Column sums of few outputs over many chunk groups: the last group merges its chunks' partials
+ * four at a time, then one by one. A device of few compute units splits into few chunks, so the
+ * test asks for more groups per compute unit (reduce.c's A/B switch, read at each launch): 2500
+ * rows of 131 columns (capped at 64 outputs per group, 4 lanes each) then make 18 chunks, so two
+ * lanes merge four and one, two merge four. Every op, twice on one context (the counters must
+ * reset). */
+START_TEST(reduce_cols_many_chunks)
+{
+    clt_context *ctx = tu_context();
+    int64_t shape[2] = {2500, 131};
+    int first = 0;
+    setenv("CLT_REDUCE_GROUPS_PER_CU", "128", 1);
+    float *d = random_data(shape[0] * shape[1], -1.0f, 1.0f);
+    for (int rep = 0; rep < 2; rep++)
+        for (int op = 0; op <= REF_ARGMIN; op++)
+            check_case(ctx, op, 2, shape, d, 1, &first, rep);
+    free(d);
+    unsetenv("CLT_REDUCE_GROUPS_PER_CU");
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* Integer values: every partial sum is exact, so any lost or doubled element shows. */
 START_TEST(reduce_sum_exact_integers)
 {
@@ -596,6 +618,7 @@ Suite *reduce_suite(void)
     tcase_add_test(tc, reduce_axis_sets);
     tcase_add_test(tc, reduce_long_multi_group);
     tcase_add_test(tc, reduce_vec4_rows_split);
+    tcase_add_test(tc, reduce_cols_many_chunks);
     tcase_add_test(tc, reduce_sum_exact_integers);
     tcase_add_test(tc, reduce_var_large_mean);
     tcase_add_test(tc, reduce_argmax_ties_and_nan);

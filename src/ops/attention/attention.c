@@ -168,7 +168,7 @@ typedef struct att_launch {
 
 /* memory.h: the workspace slot of the backward pass's row deltas D_i = dout_i . out_i, which the
  * micro-tiled dQ kernel writes and the micro-tiled dK/dV kernel reads (attention_tiled.cl). */
-#define DELTA_SLOT 7
+#define DELTA_SLOT 8
 
 /* The built kernel `which` for head_dim d and its tiles, the group shrunk (tiles halved) until the
  * built kernel accepts it. */

@@ -1,7 +1,9 @@
 /* clt_copy_strided, clt_permute, clt_broadcast_to and clt_broadcast_backward: each a single
- * strided-box launch (layout_common.c picks the kernel). */
+ * strided-box launch (layout_common.c picks the kernel), except a GPU bias gradient (a sum over
+ * leading axes), which is one launch of the reduction's column layout (reduce_plan.h). */
 #include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
+#include "ops/reduce/reduce_plan.h"
 #include "program/program.h"
 
 static int64_t elem_off(const clt_tensor *t) { return (int64_t)(t->offset / 4); }
@@ -220,6 +222,11 @@ clt_status clt_broadcast_backward(const clt_tensor *dy, clt_tensor *dx)
             return st;
         return clt__launch_1d_group(dy->ctx, k, (uint64_t)((s.count + cb - 1) / cb), 1, who);
     }
+    /* GPUs: the column layout of the single-launch reduction, whose chunk groups split the rows
+     * over the whole device (layout_sum_broadcast runs one item per column down all the rows:
+     * 512 items for 8192 x 512, 363 us on an H200 against a 4 us read of dy) */
+    if (leading)
+        return clt__reduce_sum_leading(who, dy, (uint64_t)rcount, dx);
     return clt__layout_run(dy->ctx, "layout_sum_broadcast", dx->storage->mem, dy->storage->mem, &s,
                            who);
 }

@@ -1,5 +1,7 @@
 /* Batch norm forward and backward (include/cltensor_norm.h): checks, then one launch of
- * cl_kernels/norm/batch_norm.cl each (one work-group per channel). */
+ * cl_kernels/norm/batch_norm.cl each (one work-group per channel), or on GPUs with too few channels
+ * to fill the device, two: the split statistics (several groups per channel) and the elementwise
+ * pass. */
 #include <math.h>
 
 #include "cltensor_norm.h"
@@ -11,6 +13,9 @@
 #define F_BETA 4u
 #define F_RUNNING 8u
 #define F_SAVE 16u
+#define F_APPLY_BWD 32u
+#define SPLIT_MIN_PER_ITEM 16u /* values each item of a chunk group sums at least */
+#define APPLY_PER 4u           /* elements per item of batchnorm_apply (batch_norm.cl APPLY_PER) */
 
 void clt_batch_norm_params_init(clt_batch_norm_params *p)
 {
@@ -60,6 +65,71 @@ static clt_status outputs_apart(clt_context *ctx, int n, const clt_tensor *const
         }
     }
     return CLT_SUCCESS;
+}
+
+/* Chunks per channel for the split kernels (values per chunk in *cl), or 1: the one-group-per-
+ * channel kernel. GPUs only, while C groups leave the device short and every item of a chunk group
+ * still sums SPLIT_MIN_PER_ITEM values. */
+static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg, uint64_t *cl)
+{
+    uint64_t target = clt__norm_split_target(ctx);
+    if (clt__cpu_style(ctx) || wg < 64 || C >= target || C > NORM_COUNTERS)
+        return 1;
+    uint64_t k = (target + C - 1) / C, most = M / ((uint64_t)wg * SPLIT_MIN_PER_ITEM);
+    if (k > most)
+        k = most;
+    if (k > wg) /* the last group gathers the partials one per item */
+        k = wg;
+    if (k < 2)
+        return 1;
+    *cl = (M + k - 1) / k;
+    return (M + *cl - 1) / *cl; /* no empty chunk */
+}
+
+/* The split kernel `name` into *k, when its build runs groups of wg too (K <= wg partials are
+ * gathered one per item); else *K = 1 and *k stays (the one-group-per-channel kernel). */
+static clt_status split_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t wg, uint64_t *K)
+{
+    cl_kernel ks;
+    size_t wgs;
+    clt_status st = clt__norm_kernel(ctx, "batch_norm", name, &ks, &wgs);
+    if (st == CLT_SUCCESS && wgs == wg)
+        *k = ks;
+    else if (st == CLT_SUCCESS)
+        *K = 1;
+    return st;
+}
+
+/* The split statistics kernel `name` (arguments 0 .. n - 1 already set) on C * K groups, then
+ * batchnorm_apply on every element: u, v (NULL: not read), out at element offsets uvo. */
+static clt_status split_run(clt_context *ctx, cl_kernel ks, cl_uint n, size_t wg, cl_ulong4 dims,
+                            uint64_t K, uint64_t cl, const clt_tensor *u, const clt_tensor *v,
+                            clt_tensor *out, cl_uint flags, const char *who)
+{
+    uint64_t C = dims.s[1];
+    cl_mem ws;
+    cl_kernel ka = NULL;
+    size_t wga = 1; /* batchnorm_apply from the same build (-DWG), any local size */
+    clt_status st = clt__norm_workspace(ctx, (size_t)((C * K + C) * 4 * sizeof(float)), who, &ws);
+    if (st || (out && (st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_apply", &ka, &wga))))
+        return st;
+    cl_ulong clv = cl;
+    if ((st = clt__set_arg(ctx, ks, n, sizeof ws, &ws, who)) ||
+        (st = clt__set_arg(ctx, ks, n + 1, sizeof clv, &clv, who)) ||
+        (st = clt__norm_launch_groups(ctx, ks, C * K, wg, who)) || !out)
+        return st;
+    cl_ulong4 uvo = {{clt__f32_off(u), v ? clt__f32_off(v) : 0, clt__f32_off(out), 0}};
+    dims.s[3] = C * K; /* the coefficients follow the partials */
+    if ((st = clt__f32_set_buffer(ctx, ka, 0, u, who)) ||
+        (st = clt__f32_set_buffer(ctx, ka, 1, v ? v : u, who)) ||
+        (st = clt__f32_set_buffer(ctx, ka, 2, out, who)) ||
+        (st = clt__set_arg(ctx, ka, 3, sizeof ws, &ws, who)) ||
+        (st = clt__set_arg(ctx, ka, 4, sizeof uvo, &uvo, who)) ||
+        (st = clt__set_arg(ctx, ka, 5, sizeof dims, &dims, who)) ||
+        (st = clt__set_arg(ctx, ka, 6, sizeof flags, &flags, who)))
+        return st;
+    uint64_t items = (dims.s[0] * dims.s[1] * dims.s[2] + APPLY_PER - 1) / APPLY_PER;
+    return clt__norm_launch_groups(ctx, ka, (items + wga - 1) / wga, wga, who);
 }
 
 clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const clt_tensor *beta,
@@ -112,11 +182,27 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
+    uint64_t cl = 0, K = p->training ? split_chunks(ctx, dims.s[1], M, wg, &cl) : 1;
+    if (K > 1 && (st = split_kernel(ctx, "batchnorm_stats_split", &k, wg, &K)))
+        return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)
         off.s[a] = clt__f32_off(t[a]);
     cl_uint flags = (p->training ? F_TRAIN : 0) | (gamma ? F_GAMMA : 0) | (beta ? F_BETA : 0) |
                     (p->training && running_mean ? F_RUNNING : 0) | (save_mean ? F_SAVE : 0);
+    if (K > 1) { /* batchnorm_stats_split: the arguments of batchnorm_forward without y */
+        static const int order[7] = {0, 1, 2, 4, 5, 6, 7};
+        for (cl_uint a = 0; a < 7; a++)
+            if ((st = clt__f32_set_buffer(ctx, k, a, t[order[a]], who)) != CLT_SUCCESS)
+                return st;
+        if ((st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
+            (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, who)) ||
+            (st = clt__set_arg(ctx, k, 9, sizeof p->eps, &p->eps, who)) ||
+            (st = clt__set_arg(ctx, k, 10, sizeof p->momentum, &p->momentum, who)) ||
+            (st = clt__set_arg(ctx, k, 11, sizeof flags, &flags, who)))
+            return st;
+        return split_run(ctx, k, 12, wg, dims, K, cl, x, NULL, y, 0, who);
+    }
     for (cl_uint a = 0; a < 8; a++)
         if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
             return st;
@@ -159,11 +245,25 @@ clt_status clt_batch_norm_backward(const clt_tensor *dy, const clt_tensor *x, co
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_backward", &k, &wg)) != CLT_SUCCESS)
         return st;
+    uint64_t cl = 0, K = split_chunks(ctx, dims.s[1], dims.s[0] * dims.s[2], wg, &cl);
+    if (K > 1 && (st = split_kernel(ctx, "batchnorm_grad_split", &k, wg, &K)))
+        return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)
         off.s[a] = clt__f32_off(t[a]);
     cl_uint flags = (training ? F_TRAIN : 0) | (gamma ? F_GAMMA : 0) | (dbeta ? F_BETA : 0) |
                     (dgamma ? F_RUNNING : 0) | (dx ? F_SAVE : 0);
+    if (K > 1) { /* batchnorm_grad_split: the arguments of batchnorm_backward without dx */
+        static const int order[7] = {0, 1, 2, 3, 4, 6, 7};
+        for (cl_uint a = 0; a < 7; a++)
+            if ((st = clt__f32_set_buffer(ctx, k, a, t[order[a]], who)) != CLT_SUCCESS)
+                return st;
+        if ((st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
+            (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, who)) ||
+            (st = clt__set_arg(ctx, k, 9, sizeof flags, &flags, who)))
+            return st;
+        return split_run(ctx, k, 10, wg, dims, K, cl, dy, x, dx, F_APPLY_BWD, who);
+    }
     for (cl_uint a = 0; a < 8; a++)
         if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
             return st;

@@ -1,8 +1,10 @@
 /* The norm family's shared build and launch helpers (norm_internal.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ops/common/launch.h"
+#include "memory/memory.h"
 #include "ops/norm/norm_internal.h"
 #include "program/program.h"
 
@@ -47,4 +49,17 @@ clt_status clt__norm_check_eps(clt_context *ctx, float eps, const char *who)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: eps %g must be finite and > 0", who,
                          (double)eps);
     return CLT_SUCCESS;
+}
+
+clt_status clt__norm_workspace(clt_context *ctx, size_t bytes, const char *who, cl_mem *ws)
+{
+    return clt__workspace_get_counted(ctx, NORM_WS_SLOT, NORM_COUNTERS * sizeof(cl_uint), bytes, who,
+                                      ws);
+}
+
+uint64_t clt__norm_split_target(const clt_context *ctx)
+{
+    uint64_t cus = ctx->dev->entry->info.compute_units;
+    const char *e = getenv("CLT_NORM_GROUPS_PER_CU"); /* A/B switch (and tests on few cores) */
+    return (cus ? cus : 1) * (e && atoi(e) > 0 ? (uint64_t)atoi(e) : NORM_SPLIT_GROUPS_PER_CU);
 }

@@ -14,6 +14,20 @@ clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *na
 clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t groups, size_t wg,
                                    const char *who);
 
+/* Split statistics (row_norm.c dparams, batch_norm.c channel statistics): counters at the head of
+ * workspace slot NORM_WS_SLOT, one per set of groups that merge their partials; must match
+ * -DNORM_COUNTERS of norm.cl and batch_norm.cl (their default). */
+#define NORM_COUNTERS 1024u
+#define NORM_WS_SLOT 7
+#define NORM_SPLIT_GROUPS_PER_CU 4u /* groups a split aims for per compute unit */
+
+/* The split workspace: NORM_COUNTERS counters (zeroed when new), then `bytes` of partials. */
+clt_status clt__norm_workspace(clt_context *ctx, size_t bytes, const char *who, cl_mem *ws);
+
+/* Groups a split launch aims for: NORM_SPLIT_GROUPS_PER_CU per compute unit (the environment's
+ * CLT_NORM_GROUPS_PER_CU instead, when a positive number: A/B runs, and tests on few cores). */
+uint64_t clt__norm_split_target(const clt_context *ctx);
+
 /* eps finite and > 0, else CLT_ERR_INVALID_ARGUMENT naming who. */
 clt_status clt__norm_check_eps(clt_context *ctx, float eps, const char *who);
 

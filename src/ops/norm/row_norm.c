@@ -115,6 +115,25 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     return clt__norm_launch_groups(ctx, k, g->R, wg, who);
 }
 
+#define SPLIT_TC 64u     /* columns per strip of rownorm_dparams_split (norm.cl SPLIT_TC) */
+#define SPLIT_MIN_ROWS 8u /* rows each row lane of a block sums at least */
+
+/* Row blocks for rownorm_dparams_split: enough groups (strips * blocks) for the device, each row
+ * lane (tr per group) still summing SPLIT_MIN_ROWS rows; rb a multiple of tr. */
+static void split_blocks(const clt_context *ctx, uint64_t R, uint64_t strips, uint64_t tr,
+                         uint64_t *blocks, uint64_t *rb)
+{
+    uint64_t target = clt__norm_split_target(ctx), want = (target + strips - 1) / strips;
+    uint64_t most = R / (tr * SPLIT_MIN_ROWS);
+    if (want > most)
+        want = most;
+    if (want < 1)
+        want = 1;
+    uint64_t step = tr;
+    *rb = R ? ((R + want - 1) / want + step - 1) / step * step : 0;
+    *blocks = *rb ? (R + *rb - 1) / *rb : 1;
+}
+
 /* t[0..7] = dy, x, gamma, mean, rstd, dx, dgamma, dbeta (gamma, dx, dgamma, dbeta optional; mean
  * NULL for RMS). dparams first: dx may be dy's memory, and the dparams kernel reads dy. */
 static clt_status backward(const char *who, const clt_tensor *const *t, int64_t groups, unsigned rms)
@@ -158,6 +177,19 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     if ((want_params && (st = clt__norm_kernel(ctx, "norm", pname, &kp, &wgp)) != CLT_SUCCESS) ||
         (want_dx && (st = clt__norm_kernel(ctx, "norm", "rownorm_backward_dx", &kd, &wgd)) != CLT_SUCCESS))
         return st;
+    /* GPUs: the column sums split over strips x row blocks (norm.cl rownorm_dparams_split), which
+     * exists in builds of WG >= 64 */
+    uint64_t strips = (g->P + SPLIT_TC - 1) / SPLIT_TC, blocks = 1, rb = g->R;
+    cl_mem ws = t[1]->storage->mem; /* never touched by the kernel with one block */
+    int split = want_params && !segs && !cpu && wgp >= SPLIT_TC && strips <= NORM_COUNTERS;
+    if (split) {
+        if ((st = clt__norm_kernel(ctx, "norm", "rownorm_dparams_split", &kp, &wgp)) != CLT_SUCCESS)
+            return st;
+        split_blocks(ctx, g->R, strips, wgp / SPLIT_TC, &blocks, &rb);
+        if (blocks > 1 && (st = clt__norm_workspace(ctx, (size_t)(blocks * g->P * 2 * sizeof(float)),
+                                                    who, &ws)) != CLT_SUCCESS)
+            return st;
+    }
     if (want_params) {
         cl_uint flags = rms | (t[7] ? F_BETA : 0) | (t[6] ? F_SAVE : 0);
         static const int order[6] = {0, 1, 3, 4, 6, 7};
@@ -168,7 +200,13 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
             (st = clt__set_arg(ctx, kp, 7, sizeof dims, &dims, who)) ||
             (st = clt__set_arg(ctx, kp, 8, sizeof flags, &flags, who)))
             return st;
-        if (segs)
+        if (split) {
+            cl_ulong rbl = rb;
+            if ((st = clt__set_arg(ctx, kp, 9, sizeof ws, &ws, who)) ||
+                (st = clt__set_arg(ctx, kp, 10, sizeof rbl, &rbl, who)))
+                return st;
+            st = clt__norm_launch_groups(ctx, kp, strips * blocks, wgp, who);
+        } else if (segs)
             st = clt__norm_launch_groups(ctx, kp, g->P, wgp, who);
         else {
             uint64_t items = cpu ? (g->P + cb - 1) / cb : g->P; /* colsCB: CB columns each */

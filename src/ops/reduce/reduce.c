@@ -24,6 +24,7 @@
 #define GROUPS_PER_CU 4u        /* chunk groups per compute unit: H200 sum/16M 22.7 us at 8, 21.3 at 4 */
 #define MIN_PER_LANE_CHUNKED 32 /* split into chunks only while each lane keeps this much work */
 #define ELEMS_PER_LANE 8        /* rows: lanes per output ~ R / this */
+#define SPLIT_COLS_OPG 64       /* columns: outputs per group when chunk groups split them */
 #define CPU_MIN_CHUNK 8192      /* CPU rows: elements one item streams before a split pays */
 #define CPU_GROUP_ELEMS 16384   /* CPU rows: elements per work-group before another group pays */
 #define CPU_GROUPS_PER_CU 4     /* CPU rows: at most this many groups per compute unit */
@@ -59,6 +60,12 @@ static void choose_geometry(const clt_context *ctx, const clt__reduce_plan *p, u
         uint64_t opg = next_pow2((uint64_t)p->innermost_kept);
         if (opg > wg)
             opg = wg;
+        /* outputs too few to fill the device (chunk groups follow): at most SPLIT_COLS_OPG per
+         * group, so each output has lanes to share the merge of its chunks' partials (one lane
+         * per output merged 256 partials in a row for a 8192 x 512 column sum on an H200) */
+        uint64_t cus = ctx->dev->entry->info.compute_units ? ctx->dev->entry->info.compute_units : 1;
+        if (opg > SPLIT_COLS_OPG && O / opg < cus * GROUPS_PER_CU)
+            opg = SPLIT_COLS_OPG;
         lanes = wg / opg;
         if (lanes > useful)
             lanes = useful;
@@ -307,6 +314,20 @@ clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x
                           const int *axes, int keepdim, clt_tensor *out)
 {
     return reduce_named(who, (int)op, x, naxes, axes, keepdim, out);
+}
+
+clt_status clt__reduce_sum_leading(const char *who, const clt_tensor *x, uint64_t R, clt_tensor *out)
+{
+    clt__reduce_plan p;
+    memset(&p, 0, sizeof p);
+    p.outputs = out->numel;
+    p.length = (int64_t)R;
+    p.inner = out->numel;
+    p.innermost_kept = out->numel;
+    p.layout = out->numel > 1 ? CLT__RED_COLS : CLT__RED_ROWS; /* one output: x is one row of R */
+    if (p.outputs == 0)
+        return CLT_SUCCESS;
+    return launch(x->ctx, CLT_REDUCE_SUM, &p, x, out, who);
 }
 
 clt_status clt_rowsum(const clt_tensor *x, clt_tensor *out)

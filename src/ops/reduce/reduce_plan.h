@@ -37,6 +37,12 @@ clt_status clt__reduce_plan_make(const char *who, const clt_tensor *x, int naxes
 clt_status clt__reduce_as(const char *who, clt_reduce_op op, const clt_tensor *x, int naxes,
                           const int *axes, int keepdim, clt_tensor *out);
 
+/* out[i] = sum over r < R of x[r * O + i], O = out's element count, x and out f32, contiguous from
+ * their offsets and already checked by the caller (`who`): a sum over leading axes (a bias
+ * gradient), the column layout of the single-launch reduction, whose chunk groups spread long
+ * columns over the whole device. */
+clt_status clt__reduce_sum_leading(const char *who, const clt_tensor *x, uint64_t R, clt_tensor *out);
+
 /* "[2, 3, 4]" into buf. */
 void clt__format_shape(char *buf, size_t size, int ndim, const int64_t *shape);
 
