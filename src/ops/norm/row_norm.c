@@ -3,6 +3,7 @@
 #include "cltensor_norm.h"
 #include "ops/common/launch.h"
 #include "ops/norm/norm_internal.h"
+#include "program/program.h"
 
 #define F_RMS 1u
 #define F_GAMMA 2u
@@ -183,8 +184,18 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     cl_mem ws = t[1]->storage->mem; /* never touched by the kernel with one block */
     int split = want_params && !segs && !cpu && wgp >= SPLIT_TC && strips <= NORM_COUNTERS;
     if (split) {
-        if ((st = clt__norm_kernel(ctx, "norm", "rownorm_dparams_split", &kp, &wgp)) != CLT_SUCCESS)
+        /* the same program as kp's (WG = wgp >= 64 holds the split kernel); a device that runs
+         * fewer items of the split kernel per group keeps the one-item-per-column kernel */
+        char options[32];
+        cl_kernel ks;
+        snprintf(options, sizeof options, "-DWG=%zu", wgp);
+        if ((st = clt__kernel_get(ctx, "norm", options, "rownorm_dparams_split", &ks)) != CLT_SUCCESS)
             return st;
+        split = clt__kernel_work_group_limit(ctx, ks) >= wgp;
+        if (split)
+            kp = ks;
+    }
+    if (split) {
         split_blocks(ctx, g->R, strips, wgp / SPLIT_TC, &blocks, &rb);
         if (blocks > 1 && (st = clt__norm_workspace(ctx, (size_t)(blocks * g->P * 2 * sizeof(float)),
                                                     who, &ws)) != CLT_SUCCESS)
