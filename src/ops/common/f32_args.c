@@ -66,3 +66,14 @@ int clt__f32_same_dims(const clt_tensor *a, const clt_tensor *b)
             return 0;
     return 1;
 }
+
+clt_status clt__f32_set_buffers(clt_context *ctx, cl_kernel k, const clt_tensor *const *t,
+                                 const int *order, int n, const char *who)
+{
+    for (int a = 0; a < n; a++) {
+        clt_status st = clt__f32_set_buffer(ctx, k, (cl_uint)a, t[order ? order[a] : a], who);
+        if (st != CLT_SUCCESS)
+            return st;
+    }
+    return CLT_SUCCESS;
+}

@@ -26,6 +26,9 @@ static inline cl_ulong clt__f32_off(const clt_tensor *t)
  * kernel is told by a flag never to touch it). */
 clt_status clt__f32_set_buffer(clt_context *ctx, cl_kernel k, cl_uint index, const clt_tensor *t,
                                const char *who);
+/* Arguments 0 .. n-1 of k: the buffers of t[order[a]] (order NULL: t[a]), as clt__f32_set_buffer. */
+clt_status clt__f32_set_buffers(clt_context *ctx, cl_kernel k, const clt_tensor *const *t,
+                                const int *order, int n, const char *who);
 
 /* Whether two shapes are equal (ndim and every dim). */
 int clt__f32_same_dims(const clt_tensor *a, const clt_tensor *b);

@@ -53,10 +53,8 @@ static clt_status pointwise(const char *who, cl_uint mode, const clt_tensor *x, 
     cl_ulong8 off = {{clt__f32_off(x), clt__f32_off(y), clt__f32_off(pos_weight), clt__f32_off(loss),
                       clt__f32_off(dx), 0, 0, 0}};
     cl_ulong2 dims = {{n, D ? D : 1}};
-    for (cl_uint a = 0; a < 5; a++)
-        if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
-            return st;
-    if ((st = clt__loss_set_workspace(ctx, k, 5, scalar, groups, who)) ||
+    if ((st = clt__f32_set_buffers(ctx, k, t, NULL, 5, who)) ||
+        (st = clt__loss_set_workspace(ctx, k, 5, scalar, groups, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, k, 8, sizeof sc, &sc, who)) ||

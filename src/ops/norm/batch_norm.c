@@ -86,14 +86,13 @@ static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg
     return (M + *cl - 1) / *cl; /* no empty chunk */
 }
 
-/* The split kernel `name` into *k, when its build runs groups of wg too (K <= wg partials are
- * gathered one per item); else *K = 1 and *k stays (the one-group-per-channel kernel). */
+/* The split kernel `name` into *k, when the device runs it in groups of wg too (K <= wg partials
+ * are gathered one per item); else *K = 1 and *k stays (the one-group-per-channel kernel). */
 static clt_status split_kernel(clt_context *ctx, const char *name, cl_kernel *k, size_t wg, uint64_t *K)
 {
     cl_kernel ks;
-    size_t wgs;
-    clt_status st = clt__norm_kernel(ctx, "batch_norm", name, &ks, &wgs);
-    if (st == CLT_SUCCESS && wgs == wg)
+    clt_status st = clt__norm_kernel_at(ctx, "batch_norm", name, wg, &ks);
+    if (st == CLT_SUCCESS && ks)
         *k = ks;
     else if (st == CLT_SUCCESS)
         *K = 1;
@@ -192,10 +191,8 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
                     (p->training && running_mean ? F_RUNNING : 0) | (save_mean ? F_SAVE : 0);
     if (K > 1) { /* batchnorm_stats_split: the arguments of batchnorm_forward without y */
         static const int order[7] = {0, 1, 2, 4, 5, 6, 7};
-        for (cl_uint a = 0; a < 7; a++)
-            if ((st = clt__f32_set_buffer(ctx, k, a, t[order[a]], who)) != CLT_SUCCESS)
-                return st;
-        if ((st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
+        if ((st = clt__f32_set_buffers(ctx, k, t, order, 7, who)) ||
+            (st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
             (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, who)) ||
             (st = clt__set_arg(ctx, k, 9, sizeof p->eps, &p->eps, who)) ||
             (st = clt__set_arg(ctx, k, 10, sizeof p->momentum, &p->momentum, who)) ||
@@ -203,10 +200,8 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
             return st;
         return split_run(ctx, k, 12, wg, dims, K, cl, x, NULL, y, 0, who);
     }
-    for (cl_uint a = 0; a < 8; a++)
-        if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
-            return st;
-    if ((st = clt__set_arg(ctx, k, 8, sizeof off, &off, who)) ||
+    if ((st = clt__f32_set_buffers(ctx, k, t, NULL, 8, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, k, 10, sizeof p->eps, &p->eps, who)) ||
         (st = clt__set_arg(ctx, k, 11, sizeof p->momentum, &p->momentum, who)) ||
@@ -255,19 +250,15 @@ clt_status clt_batch_norm_backward(const clt_tensor *dy, const clt_tensor *x, co
                     (dgamma ? F_RUNNING : 0) | (dx ? F_SAVE : 0);
     if (K > 1) { /* batchnorm_grad_split: the arguments of batchnorm_backward without dx */
         static const int order[7] = {0, 1, 2, 3, 4, 6, 7};
-        for (cl_uint a = 0; a < 7; a++)
-            if ((st = clt__f32_set_buffer(ctx, k, a, t[order[a]], who)) != CLT_SUCCESS)
-                return st;
-        if ((st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
+        if ((st = clt__f32_set_buffers(ctx, k, t, order, 7, who)) ||
+            (st = clt__set_arg(ctx, k, 7, sizeof off, &off, who)) ||
             (st = clt__set_arg(ctx, k, 8, sizeof dims, &dims, who)) ||
             (st = clt__set_arg(ctx, k, 9, sizeof flags, &flags, who)))
             return st;
         return split_run(ctx, k, 10, wg, dims, K, cl, dy, x, dx, F_APPLY_BWD, who);
     }
-    for (cl_uint a = 0; a < 8; a++)
-        if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
-            return st;
-    if ((st = clt__set_arg(ctx, k, 8, sizeof off, &off, who)) ||
+    if ((st = clt__f32_set_buffers(ctx, k, t, NULL, 8, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, k, 10, sizeof flags, &flags, who)))
         return st;

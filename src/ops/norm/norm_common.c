@@ -10,6 +10,15 @@
 
 #define NORM_WG 256u /* items per row: enough to hide latency on a GPU, one program per device */
 
+/* Kernel `name` of the family's build for groups of wg items (-DWG=wg). */
+static clt_status build_at(clt_context *ctx, const char *family, const char *name, size_t wg,
+                           cl_kernel *k)
+{
+    char options[32];
+    snprintf(options, sizeof options, "-DWG=%zu", wg);
+    return clt__kernel_get(ctx, family, options, name, k);
+}
+
 clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *name,
                             cl_kernel *k, size_t *wg_out)
 {
@@ -21,9 +30,7 @@ clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *na
     while (wg > 1 && wg * 2 * sizeof(float) > ctx->limits.local_mem_budget)
         wg >>= 1;
     for (;;) {
-        char options[32];
-        snprintf(options, sizeof options, "-DWG=%zu", wg);
-        clt_status st = clt__kernel_get(ctx, family, options, name, k);
+        clt_status st = build_at(ctx, family, name, wg, k);
         if (st != CLT_SUCCESS)
             return st;
         if (clt__kernel_work_group_limit(ctx, *k) >= wg || wg == 1) {
@@ -32,6 +39,15 @@ clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *na
         }
         wg >>= 1; /* registers: this device runs fewer items of this kernel per group */
     }
+}
+
+clt_status clt__norm_kernel_at(clt_context *ctx, const char *family, const char *name, size_t wg,
+                               cl_kernel *k)
+{
+    clt_status st = build_at(ctx, family, name, wg, k);
+    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < wg)
+        *k = NULL;
+    return st;
 }
 
 clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t groups, size_t wg,

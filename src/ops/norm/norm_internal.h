@@ -11,6 +11,12 @@ clt_status clt__norm_kernel(clt_context *ctx, const char *family, const char *na
                             cl_kernel *k, size_t *wg);
 
 /* Enqueue `groups` work-groups of wg items (arguments already set). groups == 0 enqueues nothing. */
+/* Kernel `name` of the build for exactly wg items (which must hold it: the split kernels exist in
+ * builds of wg >= 64), or *k = NULL when the device runs fewer of its items per group (the caller
+ * keeps its one-group-per-row/channel kernel). Builds no other group size. */
+clt_status clt__norm_kernel_at(clt_context *ctx, const char *family, const char *name, size_t wg,
+                               cl_kernel *k);
+
 clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t groups, size_t wg,
                                    const char *who);
 

@@ -3,7 +3,6 @@
 #include "cltensor_norm.h"
 #include "ops/common/launch.h"
 #include "ops/norm/norm_internal.h"
-#include "program/program.h"
 
 #define F_RMS 1u
 #define F_GAMMA 2u
@@ -105,10 +104,8 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     cl_ulong4 dims = {{g->R, g->L, g->S, g->G}};
     cl_uint flags = rms | (t[1] ? F_GAMMA : 0) | (t[2] ? F_BETA : 0) | (t[5] ? F_SAVE : 0) |
                     (t[4] ? F_SAVE_MEAN : 0);
-    for (cl_uint a = 0; a < 6; a++)
-        if ((st = clt__f32_set_buffer(ctx, k, a, t[a], who)) != CLT_SUCCESS)
-            return st;
-    if ((st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
+    if ((st = clt__f32_set_buffers(ctx, k, t, NULL, 6, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, k, 8, sizeof eps, &eps, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof flags, &flags, who)))
@@ -184,14 +181,12 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     cl_mem ws = t[1]->storage->mem; /* never touched by the kernel with one block */
     int split = want_params && !segs && !cpu && wgp >= SPLIT_TC && strips <= NORM_COUNTERS;
     if (split) {
-        /* the same program as kp's (WG = wgp >= 64 holds the split kernel); a device that runs
-         * fewer items of the split kernel per group keeps the one-item-per-column kernel */
-        char options[32];
+        /* the same group size as kp's; a device that runs fewer items of the split kernel per
+         * group keeps the one-item-per-column kernel */
         cl_kernel ks;
-        snprintf(options, sizeof options, "-DWG=%zu", wgp);
-        if ((st = clt__kernel_get(ctx, "norm", options, "rownorm_dparams_split", &ks)) != CLT_SUCCESS)
+        if ((st = clt__norm_kernel_at(ctx, "norm", "rownorm_dparams_split", wgp, &ks)) != CLT_SUCCESS)
             return st;
-        split = clt__kernel_work_group_limit(ctx, ks) >= wgp;
+        split = ks != NULL;
         if (split)
             kp = ks;
     }
@@ -204,10 +199,8 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     if (want_params) {
         cl_uint flags = rms | (t[7] ? F_BETA : 0) | (t[6] ? F_SAVE : 0);
         static const int order[6] = {0, 1, 3, 4, 6, 7};
-        for (cl_uint a = 0; a < 6; a++)
-            if ((st = clt__f32_set_buffer(ctx, kp, a, t[order[a]], who)) != CLT_SUCCESS)
-                return st;
-        if ((st = clt__set_arg(ctx, kp, 6, sizeof off, &off, who)) ||
+        if ((st = clt__f32_set_buffers(ctx, kp, t, order, 6, who)) ||
+            (st = clt__set_arg(ctx, kp, 6, sizeof off, &off, who)) ||
             (st = clt__set_arg(ctx, kp, 7, sizeof dims, &dims, who)) ||
             (st = clt__set_arg(ctx, kp, 8, sizeof flags, &flags, who)))
             return st;
@@ -231,10 +224,8 @@ static clt_status backward(const char *who, const clt_tensor *const *t, int64_t 
     if (!want_dx)
         return CLT_SUCCESS;
     cl_uint flags = rms | (t[2] ? F_GAMMA : 0);
-    for (cl_uint a = 0; a < 6; a++)
-        if ((st = clt__f32_set_buffer(ctx, kd, a, t[a], who)) != CLT_SUCCESS)
-            return st;
-    if ((st = clt__set_arg(ctx, kd, 6, sizeof off, &off, who)) ||
+    if ((st = clt__f32_set_buffers(ctx, kd, t, NULL, 6, who)) ||
+        (st = clt__set_arg(ctx, kd, 6, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, kd, 7, sizeof dims, &dims, who)) ||
         (st = clt__set_arg(ctx, kd, 8, sizeof flags, &flags, who)))
         return st;
