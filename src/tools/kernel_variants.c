@@ -14,6 +14,7 @@
 #include "ops/gemm/gemm_epilogue.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/gemm/gemm_tiled_choice.h"
+#include "ops/random/random_options.h"
 #include "program/program.h"
 #include "tools/expr_variants.h"
 #include "tools/mlp_variants.h"
@@ -250,10 +251,8 @@ static clt_status layout_index_random_variants(clt__device_class cls, clt__varia
         snprintf(opts, sizeof opts, "-DTK_KMAX=%u", k);
         st = add(l, use, "index", opts, 0, NULL);
     }
-    /* random.c get_kernel: CPU devices add random_normal_cpu and rnd_log, NVIDIA rnd_log */
-    const char *rnd = cpu ? "-DRND_CPU_W=8" : cls == CLT__CLASS_NVIDIA ? "-DRND_POLY_LOG" : "";
-    if (!st)
-        st = add(l, use, "random", rnd, 0, NULL);
+    if (!st) /* the class's own devices: CPU-class ones are CPUs */
+        st = add(l, use, "random", clt__random_options(cpu, cls), 0, NULL);
     return st;
 }
 

@@ -5,24 +5,25 @@
 #include "cltensor_random.h"
 #include "ops/common/launch.h"
 #include "ops/common/strided.h"
+#include "ops/random/random_options.h"
 #include "program/program.h"
 #include "tune/dispatch_common.h"
 
 #define RANDOM_FAMILY "random"
 
-/* CPU devices (under every profile, so that the gfx902 profile's random_normal on a CPU gives the
- * bits of random_normal_cpu): random.cl's rnd_log, and random_normal_cpu with RANDOM_CPU_BLOCKS
- * Philox blocks per work item. NVIDIA devices: rnd_log too (cheaper there than the built-in log;
- * AMD keeps the built-in). src/tools/kernel_variants.c lists the same options. */
+/* CPU devices: random_normal_cpu with RANDOM_CPU_BLOCKS Philox blocks per work item (random.cl's
+ * RND_CPU_W, set by clt__random_options). */
 #define RANDOM_CPU_BLOCKS 8
-#define RANDOM_CPU_OPTIONS "-DRND_CPU_W=8"
-#define RANDOM_NV_OPTIONS "-DRND_POLY_LOG"
+
+const char *clt__random_options(int cpu_device, clt__device_class cls)
+{
+    return cpu_device ? "-DRND_CPU_W=8" : cls == CLT__CLASS_NVIDIA ? "-DRND_POLY_LOG" : "";
+}
 
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k)
 {
-    const char *options = ctx->dev->entry->info.type == CLT_DEVICE_CPU ? RANDOM_CPU_OPTIONS
-                          : clt__device_class_of(ctx) == CLT__CLASS_NVIDIA ? RANDOM_NV_OPTIONS
-                                                                           : "";
+    const char *options = clt__random_options(ctx->dev->entry->info.type == CLT_DEVICE_CPU,
+                                              clt__device_class_of(ctx));
     return clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
 }
 
