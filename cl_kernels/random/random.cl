@@ -7,8 +7,8 @@
  * the device or how the tensor is split among calls with offsets.
  * Data: f32 outputs, u8 dropout masks (1 = kept); 64-bit element offsets; grid-stride loops.
  * -D contract: RND_CPU_W (8), set for CPU devices under every profile: adds random_normal_cpu (8
- * blocks per item) and makes both normal kernels use rnd_log; RND_POLY_LOG, set for NVIDIA
- * devices: random_normal uses rnd_log.
+ * blocks per item). Built with -cl-fp32-correctly-rounded-divide-sqrt everywhere: the normal's
+ * only built-in is sqrt, so with it correctly rounded the bits are the same on every device.
  */
 #include "common/philox.h"
 
@@ -33,13 +33,17 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
 {
     const float width = hi - lo;
     const ulong blocks = (count + 3) >> 2;
+    const int aligned = (out_off & 3) == 0; /* whole float4s: a vector pointer (see dropout) */
     for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
         uint4 w = clt_philox_block(seed, offset, b);
         ulong i = b << 2;
         if (i + 3 < count) {
-            vstore4((float4)(uniform_in(w.x, lo, hi, width), uniform_in(w.y, lo, hi, width),
-                             uniform_in(w.z, lo, hi, width), uniform_in(w.w, lo, hi, width)),
-                    0, out + out_off + i);
+            const float4 v = (float4)(uniform_in(w.x, lo, hi, width), uniform_in(w.y, lo, hi, width),
+                                      uniform_in(w.z, lo, hi, width), uniform_in(w.w, lo, hi, width));
+            if (aligned)
+                ((__global float4 *)(out + out_off))[b] = v;
+            else
+                vstore4(v, 0, out + out_off + i);
         } else {
             for (uint l = 0; i + l < count; l++)
                 out[out_off + i + l] = uniform_in(word_of(w, l), lo, hi, width);
@@ -47,17 +51,14 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
     }
 }
 
-#if defined(RND_CPU_W) || defined(RND_POLY_LOG)
-/* CPU and NVIDIA devices: ln x for the normal's u1 in [2^-24, 1], from + - * and fma only:
+/* ln x for the normal's u1 in [2^-24, 1], from + - * and fma only, on every device:
  * x = m 2^e with m in [sqrt(1/2), sqrt(2)), f = m - 1 (exact), ln m = f + f^2 q(f) with q a
  * degree-7 polynomial fitted for this library, e ln 2 in two parts; at most 1.14 ulp (all 2^24
- * inputs checked). CPUs: not the built-in log, since POCL's vector and scalar logs (SLEEF) differ
- * in the last bit for a few inputs in a million, random_normal_cpu works on vectors and
- * random_normal (the gfx902 profile on a CPU) on scalars; these operations round the same in
- * either form, so both give the same numbers. NVIDIA (sm_90): ~17 instructions against ~27 for
- * libdevice's logf (the built-in log's likely form), which handles zero, denormals, infinities and
- * NaN that u1 never is. AMD keeps the built-in log (a log instruction there). One body for float
- * and float8. */
+ * inputs checked). Not the built-in log, whose last bit differs among devices (NVIDIA's, AMD's and
+ * POCL's, even POCL's vector and scalar forms for a few inputs in a million), so that a seed gives
+ * the same numbers everywhere, under every profile. Also cheaper where it matters: NVIDIA (sm_90)
+ * ~17 instructions against ~27 for libdevice's logf, which handles zero, denormals, infinities and
+ * NaN that u1 never is. One body for float and float8. */
 #define RND_LOG_BODY(F, I, AS_I, AS_F, CONV_F)                                                    \
     {                                                                                             \
         I t = AS_I(x) - 0x3f3504f3;                                                               \
@@ -75,10 +76,6 @@ __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ul
         return fma(e, (F)(0.693145751953125f), r); /* e ln2_hi exact */                           \
     }
 static inline float rnd_log(float x) RND_LOG_BODY(float, int, as_int, as_float, (float))
-#define RND_LOG rnd_log
-#else
-#define RND_LOG log
-#endif
 
 /* sin and cos of the angle 2 pi k / 2^24 of a 24-bit k (the normal's u2 = k / 2^24), from + - * and
  * fma only, so that scalar and vector forms give the same bits on every device. The reduction is
@@ -124,7 +121,7 @@ static inline void rnd_sincos(uint k, float *cos_out, float *sin_out)
 
 static inline void normal_pair(uint a, uint b, float mean, float stddev, float *cos_out,
                                float *sin_out)
-    RND_PAIR_BODY(float, uint, RND_LOG, rnd_sincos, (float))
+    RND_PAIR_BODY(float, uint, rnd_log, rnd_sincos, (float))
 
 /* Block b gives elements 4 b .. 4 b + 3: (cos, sin) of words (x, y), then of words (z, w). */
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,

@@ -220,11 +220,11 @@ static void format_base_options(const clt_context *ctx, char *buf, size_t cap)
 
 const char *clt__fixed_group_option(const clt_context *ctx)
 {
-    /* CLT_NV_REQD=1 (experiment switch for A/B runs): keep the attribute on NVIDIA too */
-    const char *keep = getenv("CLT_NV_REQD");
-    if (keep && !strcmp(keep, "1"))
-        return "";
-    return ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA ? " -DCLT_REQD=0" : "";
+    /* CLT_NV_REQD=0 (experiment switch for A/B runs): drop the attribute on NVIDIA everywhere */
+    const char *drop = getenv("CLT_NV_REQD");
+    if (drop && !strcmp(drop, "0") && ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA)
+        return " -DCLT_REQD=0";
+    return "";
 }
 
 const char *clt__base_build_options(const clt_context *ctx)

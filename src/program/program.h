@@ -115,8 +115,25 @@ void clt__disk_cache_usage(const char *dir, uint64_t *files, uint64_t *bytes);
  * be prepended to the family's options. */
 const char *clt__base_build_options(const clt_context *ctx);
 
-/* " -DCLT_REQD=0" on NVIDIA, "" elsewhere: appended to the options of the programs whose kernels
- * declare their group with CLT_FIXED_GROUP (cl_kernels/common/fixed_group.h says why). */
+/* "" by default: the programs whose kernels declare their group with CLT_FIXED_GROUP keep the
+ * attribute, and on NVIDIA clt__build_fixed_group drops it per program where it spills
+ * (fixed_group_build.c says why). CLT_NV_REQD=0 (A/B runs) drops it for every such program on
+ * NVIDIA (" -DCLT_REQD=0"). Appended to those programs' options. */
 const char *clt__fixed_group_option(const clt_context *ctx);
+
+/* fixed_group_build.c. The build log of dev for program, heap, never NULL unless out of memory. */
+char *clt__program_build_log(cl_program program, cl_device_id dev);
+/* 1 when an NVIDIA build log (-cl-nv-verbose) shows spill stores or loads above zero. */
+int clt__log_has_spills(const char *log);
+/* 1 when a build of source with options on this device goes through clt__build_fixed_group: an
+ * NVIDIA device, a source whose kernels use CLT_FIXED_GROUP, options not already dropping it. */
+int clt__fixed_group_guarded(const clt_device_info *info, const char *source, size_t length,
+                             const char *options);
+/* Builds *program (made from source, not built) with options and -cl-nv-verbose; when that log
+ * shows a spill, builds the source again with -DCLT_REQD=0 added and, if that builds, keeps it
+ * (*program replaced, *dropped = 1). Returns the first build's status. */
+cl_int clt__build_fixed_group(cl_program *program, cl_context cl_ctx, cl_device_id dev,
+                              const char *source, size_t length, const char *options,
+                              int *dropped);
 
 #endif /* CLT_PROGRAM_H */

@@ -103,21 +103,6 @@ static int insert(struct clt_program_cache *pc, char *key, uint64_t hash, cl_pro
     return 1;
 }
 
-/* The build log of dev for program, heap, never NULL unless out of memory. */
-static char *build_log(cl_program program, cl_device_id dev)
-{
-    size_t size = 0;
-    if (clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) != CL_SUCCESS)
-        return strdup("(build log unavailable)");
-    char *log = malloc(size + 1);
-    if (!log)
-        return NULL;
-    if (clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, size, log, NULL) != CL_SUCCESS)
-        size = 0;
-    log[size] = '\0';
-    return log;
-}
-
 /* Creates (and drops) every kernel of program: drivers finish setting a program up (POCL reads
  * its kernel metadata) only then, so a program that passes this is one whose kernels can be made. */
 static cl_int create_all_kernels(cl_program program)
@@ -196,10 +181,17 @@ static clt_status build_from_source(clt_context *ctx, const char *family, const 
     cl_program program = clCreateProgramWithSource(ds->cl_ctx, 1, &source, &length, &err);
     if (err != CL_SUCCESS)
         return clt__cl_fail(ctx, err, "clCreateProgramWithSource");
-    err = clBuildProgram(program, 1, &dev, options, NULL, NULL);
+    int dropped = 0;
+    if (clt__fixed_group_guarded(&ds->entry->info, source, length, options))
+        err = clt__build_fixed_group(&program, ds->cl_ctx, dev, source, length, options, &dropped);
+    else
+        err = clBuildProgram(program, 1, &dev, options, NULL, NULL);
+    if (dropped)
+        clt__log("program cache: family '%s': ptxas spilled with reqd_work_group_size; kept the "
+                 "build without it (-DCLT_REQD=0)", family);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
         err == CL_COMPILER_NOT_AVAILABLE) {
-        char *log = build_log(program, dev);
+        char *log = clt__program_build_log(program, dev);
         size_t n = log ? strlen(log) : 0;
         clt_status st = clt__fail(ctx, CLT_ERR_BUILD_FAILED,
                                   "building kernel family '%s' failed: %s (%d)\noptions: %s\n"

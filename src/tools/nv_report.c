@@ -51,26 +51,28 @@ static int nv_build(clt_context *ctx, const clt__variant *v, int index, const cl
     cl_int err = opts ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
     cl_device_id dev = ctx->dev->entry->device;
     cl_program prog = NULL;
+    const size_t length = strlen(src);
+    int guarded = 0, dropped = 0;
     if (opts) {
-        snprintf(opts, cap, "%s %s %s -cl-nv-verbose", base, v->options, extra);
+        snprintf(opts, cap, "%s %s %s", base, v->options, extra);
+        /* the library's own build: with reqd_work_group_size, without it where that spilled */
+        guarded = clt__fixed_group_guarded(&ctx->dev->entry->info, src, length, opts);
+        if (!guarded)
+            strcat(opts, " -cl-nv-verbose");
         const char *s = src;
-        prog = clCreateProgramWithSource(ctx->dev->cl_ctx, 1, &s, NULL, &err);
+        prog = clCreateProgramWithSource(ctx->dev->cl_ctx, 1, &s, &length, &err);
     }
-    cl_int built = prog ? clBuildProgram(prog, 1, &dev, opts, NULL, NULL) : err;
+    cl_int built = !prog ? err
+                   : guarded ? clt__build_fixed_group(&prog, ctx->dev->cl_ctx, dev, src, length,
+                                                      opts, &dropped)
+                             : clBuildProgram(prog, 1, &dev, opts, NULL, NULL);
     if (built == CL_SUCCESS && o->ptx_dir)
         write_ptx(prog, index, o);
-    size_t n = 0;
-    char *log = NULL;
-    if (prog && clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) == CL_SUCCESS &&
-        n < ((size_t)1 << 30) && (log = malloc(n + 1)) != NULL) {
-        if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
-            log[n] = '\0';
-        else
-            log[0] = '\0';
-    }
+    char *log = prog ? clt__program_build_log(prog, dev) : NULL;
     clt__nv_begin_variant(t, index, v->program, built != CL_SUCCESS);
     if (o->raw || built != CL_SUCCESS)
-        printf("== %d %s %s%s\n", index, v->program, v->options,
+        printf("== %d %s %s%s%s\n", index, v->program, v->options,
+               dropped ? " -DCLT_REQD=0 (built without reqd_work_group_size: it spilled)" : "",
                built == CL_SUCCESS ? "" : "  BUILD FAILED");
     for (char *line = log, *next; line && *line; line = next) {
         char *nl = strchr(line, '\n');

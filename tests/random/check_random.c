@@ -1,6 +1,7 @@
 /* Philox random numbers (cltensor_random.h): the CPU reference against the published known-answer
  * vector, uniform bit-exact against the CPU reference (odd sizes, offsets, a tensor view), the
- * same bits from contexts of both device profiles, normal (both branches) against Box-Muller in
+ * same bits from contexts of both device profiles, normal bit-exact against the host's float
+ * emulation of the kernel (so the same on every device) and (both branches) against Box-Muller in
  * double at awkward sizes and view offsets and its moments, dropout's mask and scaling against the
  * reference (sizes 0, 1, odd; views at aligned and unaligned offsets), its backward, and bad
  * input. */
@@ -197,6 +198,76 @@ static void check_normal(clt_context *ctx, int64_t n, int64_t lead, uint64_t see
     clt_tensor_free(view);
     clt_tensor_free(buf);
 }
+
+/* random.cl's normal in float on the host, operation for operation (its log and sin/cos
+ * polynomials, fmaf, correctly rounded sqrtf, volatile products so that nothing contracts): the
+ * device must give these bits exactly, so a seed gives the same numbers on every device. */
+static float host_bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t host_bits_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+static float host_rnd_log(float x)
+{
+    const int32_t t = (int32_t)(host_bits_u(x) - 0x3f3504f3u);
+    const float m = host_bits_f((uint32_t)(t & 0x007fffff) + 0x3f3504f3u);
+    const float e = (float)(t >> 23); /* arithmetic shift, as OpenCL's on int */
+    volatile float f = m - 1.0f, ff = f * f;
+    float q = 8.7348595e-02f;
+    q = fmaf(q, f, -1.4307532e-01f);
+    q = fmaf(q, f, 1.4917973e-01f);
+    q = fmaf(q, f, -1.6570507e-01f);
+    q = fmaf(q, f, 1.9962072e-01f);
+    q = fmaf(q, f, -2.5001755e-01f);
+    q = fmaf(q, f, 3.3339512e-01f);
+    q = fmaf(q, f, -4.9999991e-01f);
+    const float r = fmaf(ff, q, fmaf(e, 1.428606820309417e-06f, f));
+    return fmaf(e, 0.693145751953125f, r);
+}
+
+static void host_rnd_sincos(uint32_t k, float *c_out, float *s_out)
+{
+    const uint32_t j = (k + 0x200000u) >> 22;
+    volatile float t = (float)(int32_t)(k - (j << 22)) * 3.7450702e-07f;
+    volatile float z = t * t, tz = t * z, zz = z * z;
+    const float s = fmaf(tz, fmaf(fmaf(-1.9515285e-04f, z, 8.3321610e-03f), z, -1.6666655e-01f), t);
+    const float c = fmaf(zz, fmaf(fmaf(2.4433166e-05f, z, -1.3887316e-03f), z, 4.1666646e-02f),
+                         fmaf(-0.5f, z, 1.0f));
+    const uint32_t odd = 0u - (j & 1u), cb = host_bits_u(c), sb = host_bits_u(s);
+    *c_out = host_bits_f(((sb & odd) | (cb & ~odd)) ^ (((j + 1u) & 2u) << 30));
+    *s_out = host_bits_f(((cb & odd) | (sb & ~odd)) ^ ((j & 2u) << 30));
+}
+
+static float host_normal_f32(uint64_t seed, uint64_t offset, uint64_t i, float mean, float stddev)
+{
+    uint32_t w[4];
+    ref_words(seed, offset, i / 4, w);
+    const uint32_t a = w[i % 4 / 2 * 2], b = w[i % 4 / 2 * 2 + 1];
+    volatile float u1 = (float)((a >> 8) + 1u) * (1.0f / 16777216.0f);
+    volatile float lg = host_rnd_log(u1), m2 = -2.0f * lg, sq = sqrtf(m2), r = stddev * sq;
+    float c, s;
+    host_rnd_sincos(b >> 8, &c, &s);
+    return fmaf(r, i % 2 ? s : c, mean);
+}
+
+START_TEST(normal_same_bits_as_host)
+{
+    clt_context *ctx = tu_context();
+    const int64_t n = 8191; /* odd: a tail after the last whole block */
+    const uint64_t seed = tu_rng_next(), offset = tu_rng_next() >> 40;
+    clt_tensor *t = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
+    TU_OK(clt_random_normal(t, seed, offset, -0.25f, 1.75f));
+    float *h = malloc((size_t)n * 4);
+    TU_OK(clt_tensor_read(t, h, (size_t)n * 4));
+    for (int64_t i = 0; i < n; i++) {
+        const float want = host_normal_f32(seed, offset, (uint64_t)i, -0.25f, 1.75f);
+        ck_assert_msg(memcmp(&h[i], &want, 4) == 0, "normal [%lld]: %.9g vs the host's %.9g",
+                      (long long)i, (double)h[i], (double)want);
+    }
+    free(h);
+    clt_tensor_free(t);
+    tu_context_free(ctx);
+}
+END_TEST
 
 START_TEST(normal_matches_box_muller)
 {
@@ -423,6 +494,7 @@ Suite *random_suite(void)
     tcase_add_test(tc, uniform_matches_reference);
     tcase_add_test(tc, same_bits_under_both_profiles);
     tcase_add_test(tc, normal_matches_box_muller);
+    tcase_add_test(tc, normal_same_bits_as_host);
     tcase_add_test(tc, normal_sizes_and_views);
     tcase_add_test(tc, dropout_forward_backward);
     tcase_add_test(tc, dropout_sizes_and_views);

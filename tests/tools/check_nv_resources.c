@@ -1,10 +1,12 @@
 /* The NVIDIA build-log parser (src/tools/nv_resources.c) on canned log text: the forms of the H200
  * report (bench/results/h200/nv_report.txt), spills, missing and reordered items, helper functions'
- * property blocks, garbage, over-long lines, out-of-range numbers. No device. */
+ * property blocks, garbage, over-long lines, out-of-range numbers; and the library's spill guard
+ * (src/program/fixed_group_build.c): which builds it watches, which logs count as spilling. No device. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "program/program.h"
 #include "tools/nv_resources.h"
 
 static void parse(clt__nv_table *t, const char *text)
@@ -189,6 +191,33 @@ START_TEST(test_over_long)
 }
 END_TEST
 
+/* The guard's two decisions on text alone: a log with any non-zero spill count spills; only an
+ * NVIDIA build of a source that uses CLT_FIXED_GROUP, not already without it, is guarded. */
+START_TEST(test_spill_guard)
+{
+    ck_assert_int_eq(clt__log_has_spills(normal), 0);
+    ck_assert_int_eq(clt__log_has_spills(NULL), 0);
+    ck_assert_int_eq(clt__log_has_spills(""), 0);
+    ck_assert_int_eq(clt__log_has_spills(" bytes spill stores at the start"), 0);
+    ck_assert_int_eq(clt__log_has_spills("ptxas . 0 bytes stack frame, 00 bytes spill stores, 0 "
+                                         "bytes spill loads"), 0);
+    ck_assert_int_eq(clt__log_has_spills("ptxas . 8 bytes stack frame, 0 bytes spill stores, 8 "
+                                         "bytes spill loads"), 1);
+    ck_assert_int_eq(clt__log_has_spills("x 0 bytes spill stores\ny 10 bytes spill stores"), 1);
+    clt_device_info nv = {0}, amd = {0};
+    nv.vendor = CLT_VENDOR_NVIDIA;
+    amd.vendor = CLT_VENDOR_AMD;
+    static const char uses[] = "#include \"common/fixed_group.h\"\n__kernel CLT_FIXED_GROUP(WG) void k(void) {}";
+    static const char plain[] = "#include \"common/fixed_group.h\"\n__kernel void k(void) {}";
+    ck_assert_int_eq(clt__fixed_group_guarded(&nv, uses, strlen(uses), "-DWG=64"), 1);
+    ck_assert_int_eq(clt__fixed_group_guarded(&amd, uses, strlen(uses), "-DWG=64"), 0);
+    ck_assert_int_eq(clt__fixed_group_guarded(&nv, plain, strlen(plain), "-DWG=64"), 0);
+    ck_assert_int_eq(clt__fixed_group_guarded(&nv, uses, strlen(uses), "-DWG=64 -DCLT_REQD=0"), 0);
+    /* the length bounds the search: the use past it is not seen */
+    ck_assert_int_eq(clt__fixed_group_guarded(&nv, uses, 30, "-DWG=64"), 0);
+}
+END_TEST
+
 Suite *nv_resources_suite(void)
 {
     Suite *s = suite_create("nv_resources");
@@ -198,6 +227,7 @@ Suite *nv_resources_suite(void)
     tcase_add_test(tc, test_missing_fields);
     tcase_add_test(tc, test_garbage);
     tcase_add_test(tc, test_over_long);
+    tcase_add_test(tc, test_spill_guard);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -15,15 +15,15 @@
  * RND_CPU_W, set by clt__random_options). */
 #define RANDOM_CPU_BLOCKS 8
 
-const char *clt__random_options(int cpu_device, clt__device_class cls)
+const char *clt__random_options(int cpu_device)
 {
-    return cpu_device ? "-DRND_CPU_W=8" : cls == CLT__CLASS_NVIDIA ? "-DRND_POLY_LOG" : "";
+    return cpu_device ? "-DRND_CPU_W=8 -cl-fp32-correctly-rounded-divide-sqrt"
+                      : "-cl-fp32-correctly-rounded-divide-sqrt";
 }
 
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k)
 {
-    const char *options = clt__random_options(ctx->dev->entry->info.type == CLT_DEVICE_CPU,
-                                              clt__device_class_of(ctx));
+    const char *options = clt__random_options(ctx->dev->entry->info.type == CLT_DEVICE_CPU);
     return clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
 }
 

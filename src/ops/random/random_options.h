@@ -3,11 +3,9 @@
 #ifndef CLT_RANDOM_OPTIONS_H
 #define CLT_RANDOM_OPTIONS_H
 
-#include "tune/dispatch_common.h"
-
-/* cpu_device: the device is a CPU (random_normal_cpu and rnd_log under every profile, so that the
- * gfx902 profile on a CPU gives random_normal_cpu's bits); else NVIDIA takes rnd_log (cheaper
- * there than the built-in log) and AMD the built-in log. */
-const char *clt__random_options(int cpu_device, clt__device_class cls);
+/* cpu_device: the device is a CPU (adds random_normal_cpu, under every profile). Every device
+ * builds with correctly rounded sqrt: with the kernels' own log and sin/cos, fma and no
+ * contraction, a stream's bits are the same on every device and profile. */
+const char *clt__random_options(int cpu_device);
 
 #endif
