@@ -20,7 +20,9 @@
  * batchnorm_grad_split: backward sums (db, dg) per chunk; dbeta, dgamma as batchnorm_backward;
  *   coefficients (gamma * rstd, db / M, mean, rstd * dg / M) (training) or (gamma * rstd, 0, mean, 0).
  * batchnorm_apply: APPLY_PER elements per item, bit 5 of flags clear: y = x * k.x + k.y (forward), set:
- *   dx = k.x * (dy - k.y - (x - k.z) * k.w) (backward, the formula of batchnorm_backward).
+ *   dx = k.x * (dy - k.y - (x - k.z) * k.w) (backward, the formula of batchnorm_backward); bit 6:
+ *   APPLY_PER float4s per item instead (HW and every offset multiples of 4: a float4 never spans two
+ *   channels, one channel lookup and one 16-byte access per buffer for four values).
  * ws: uint counters[NORM_COUNTERS] (one per channel), float4 partials[C * K], float4 coeffs[C].
  *
  * off: forward (x, gamma, beta, y, running_mean, running_var, save_mean, save_rstd); backward (dy,
@@ -52,6 +54,7 @@
 #define F_RUNNING 8u
 #define F_SAVE 16u
 #define F_APPLY_BWD 32u
+#define F_APPLY_VEC4 64u
 
 /* FOR_CHANNEL(e) body: every element index e of channel c that this item owns (k = lid, lid + WG,
  * ... < M as (n, j) = (k / HW, k % HW)), stepping (n, j) by (WG / HW, WG % HW) with one carry
@@ -399,6 +402,24 @@ __kernel void batchnorm_apply(__global const float *u, __global const float *v, 
     const ulong g = get_global_id(0), G = get_global_size(0), total = dims.s0 * dims.s1 * dims.s2;
     __global const float4 *coef = (__global const float4 *)(ws + NORM_COUNTERS) + dims.s3;
     const int narrow = total <= 0xffffffffUL;
+    if (flags & F_APPLY_VEC4) {
+        __global const float4 *u4 = (__global const float4 *)(u + uvo.s0);
+        __global const float4 *v4 = (__global const float4 *)(v + uvo.s1);
+        __global float4 *o4 = (__global float4 *)(out + uvo.s2);
+        const ulong quads = total >> 2;
+#pragma unroll
+        for (uint i = 0; i < APPLY_PER; i++) {
+            const ulong q = g + i * G;
+            if (q < quads) {
+                const ulong e = q << 2;
+                const ulong c = narrow ? (ulong)(((uint)e / (uint)dims.s2) % (uint)dims.s1)
+                                       : (e / dims.s2) % dims.s1;
+                const float4 k = coef[c], a = u4[q];
+                o4[q] = (flags & F_APPLY_BWD) ? k.x * (a - k.y - (v4[q] - k.z) * k.w) : a * k.x + k.y;
+            }
+        }
+        return;
+    }
 #pragma unroll
     for (uint i = 0; i < APPLY_PER; i++)
         if (g + i * G < total)

@@ -127,12 +127,14 @@ START_TEST(batch_norm_training_and_inference)
     }
     check_bn(ctx, 2, s5, 0, 1, 0); /* one value per channel: inference only */
     /* GPUs: few channels of many values, split into chunks that start mid-plane: an odd plane,
-     * one channel of a prime plane, [N, C] (planes of one value) */
-    int64_t s6[4] = {4, 3, 61, 67}, s7[3] = {2, 1, 12289}, s8[2] = {20011, 2};
+     * one channel of a prime plane, [N, C] (planes of one value), planes of a multiple of 4
+     * (batchnorm_apply in float4s) */
+    int64_t s6[4] = {4, 3, 61, 67}, s7[3] = {2, 1, 12289}, s8[2] = {20011, 2}, s9[4] = {3, 2, 16, 260};
     for (int training = 0; training <= 1; training++) {
         check_bn(ctx, 4, s6, training, 1, 0);
         check_bn(ctx, 3, s7, training, 0, 1);
         check_bn(ctx, 2, s8, training, 1, 0);
+        check_bn(ctx, 4, s9, training, 1, 1);
     }
     tu_context_free(ctx);
 }

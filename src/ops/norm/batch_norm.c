@@ -14,6 +14,7 @@
 #define F_RUNNING 8u
 #define F_SAVE 16u
 #define F_APPLY_BWD 32u
+#define F_APPLY_VEC4 64u /* batchnorm_apply in float4s */
 #define SPLIT_MIN_PER_ITEM 16u /* values each item of a chunk group sums at least */
 #define APPLY_PER 4u           /* elements per item of batchnorm_apply (batch_norm.cl APPLY_PER) */
 
@@ -124,10 +125,17 @@ static clt_status split_run(clt_context *ctx, cl_kernel ks, cl_uint n, size_t wg
         (st = clt__f32_set_buffer(ctx, ka, 2, out, who)) ||
         (st = clt__set_arg(ctx, ka, 3, sizeof ws, &ws, who)) ||
         (st = clt__set_arg(ctx, ka, 4, sizeof uvo, &uvo, who)) ||
-        (st = clt__set_arg(ctx, ka, 5, sizeof dims, &dims, who)) ||
-        (st = clt__set_arg(ctx, ka, 6, sizeof flags, &flags, who)))
+        (st = clt__set_arg(ctx, ka, 5, sizeof dims, &dims, who)))
         return st;
-    uint64_t items = (dims.s[0] * dims.s[1] * dims.s[2] + APPLY_PER - 1) / APPLY_PER;
+    /* float4s when no float4 spans two channels and every access is 16-byte aligned */
+    uint64_t per = 1;
+    if (dims.s[2] % 4 == 0 && ((uvo.s[0] | uvo.s[1] | uvo.s[2]) & 3) == 0) {
+        flags |= F_APPLY_VEC4;
+        per = 4;
+    }
+    if ((st = clt__set_arg(ctx, ka, 6, sizeof flags, &flags, who)))
+        return st;
+    uint64_t items = (dims.s[0] * dims.s[1] * dims.s[2] / per + APPLY_PER - 1) / APPLY_PER;
     return clt__norm_launch_groups(ctx, ka, (items + wga - 1) / wga, wga, who);
 }
 
