@@ -236,7 +236,10 @@ __kernel void layout_pad(__global uint *dst, __global const uint *src, clt_sd s)
 /* Pad where only the last two axes are padded (NCHW images): the box is [planes, H, W] of out
  * (shape, strides b), x has strides a, c[1], c[2] = before, e[1], e[2] = x's H, W, e0 = mode, e1
  * = the fill bits (as layout_pad). A 3-D grid: W along x (exact coordinates, no division), H and
- * the planes along y and z, grid-stride loops there (NVIDIA caps those grid dimensions). */
+ * the planes along y and z, grid-stride loops there (NVIDIA caps those grid dimensions). Each
+ * item moves PAD_PLANES planes (z, z + Z, ...), loads first: one element per item left an H200
+ * waiting out one load at a time (pad_reflect/8x64x56x56: 17.7 us of kernel time for 13 MB). */
+#define PAD_PLANES 4
 static inline long pad_source(long o, long before, long len, int reflect)
 {
     long x = o - before;
@@ -259,8 +262,19 @@ __kernel void layout_pad_planes(__global uint *dst, __global const uint *src, cl
         const int inside = xw >= 0 && xh >= 0;
         const long ao = s.a_off + (inside ? xh * s.a[1] + xw * s.a[2] : 0);
         const long bo = s.b_off + h * s.b[1] + w * s.b[2];
-        for (long p = get_global_id(2); p < s.shape[0]; p += get_global_size(2))
-            dst[bo + p * s.b[0]] = inside ? src[ao + p * s.a[0]] : (uint)s.e1;
+        const long Z = get_global_size(2);
+        for (long p = get_global_id(2); p < s.shape[0]; p += PAD_PLANES * Z) {
+            uint v[PAD_PLANES];
+#pragma unroll
+            for (int k = 0; k < PAD_PLANES; k++) {
+                const long pk = p + k * Z;
+                v[k] = inside && pk < s.shape[0] ? src[ao + pk * s.a[0]] : (uint)s.e1;
+            }
+#pragma unroll
+            for (int k = 0; k < PAD_PLANES; k++)
+                if (p + k * Z < s.shape[0])
+                    dst[bo + (p + k * Z) * s.b[0]] = v[k];
+        }
     }
 }
 

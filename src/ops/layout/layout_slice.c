@@ -158,7 +158,8 @@ static clt_status pad_planes(const clt__sd *d, const clt_tensor *x, clt_tensor *
                              const int64_t *before, const int64_t *after, int *done,
                              const char *who)
 {
-    enum { LX = 32, LY = 8, GRID_CAP = 65535 }; /* NVIDIA's limit on a grid's y and z groups */
+    enum { LX = 32, LY = 8, GRID_CAP = 65535, /* NVIDIA's limit on a grid's y and z groups */
+           PAD_PLANES = 4 };                  /* layout.cl's planes per item */
     *done = 0;
     int n = x->ndim, f = 0;
     while (f < n && !(before && before[f]) && !(after && after[f]))
@@ -193,7 +194,8 @@ static clt_status pad_planes(const clt__sd *d, const clt_tensor *x, clt_tensor *
     p.b[0] = p.shape[1] * p.shape[2];
     if ((st = clt__sd_set_args(x->ctx, k, out->storage->mem, x->storage->mem, &p, who)))
         return st;
-    int64_t gy = (p.shape[1] + LY - 1) / LY, gz = p.shape[0];
+    /* layout.cl's PAD_PLANES planes per item along z */
+    int64_t gy = (p.shape[1] + LY - 1) / LY, gz = (p.shape[0] + PAD_PLANES - 1) / PAD_PLANES;
     size_t local[3] = {LX, LY, 1};
     size_t global[3] = {(size_t)((p.shape[2] + LX - 1) / LX * LX),
                         (size_t)((gy < GRID_CAP ? gy : GRID_CAP) * LY),
