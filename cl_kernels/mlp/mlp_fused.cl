@@ -40,10 +40,11 @@
 #define SCRATCH (16384 + 4 * 32 * 128)
 #define NPARAMS 49794
 #endif
-/* The host passes -DCLT_REQD=0 on NVIDIA (common/fixed_group.h): with the attribute ptxas lowers
- * mlp_train to 40-48 registers to fit a fifth group per SM, spilling 12-64 B
- * (bench/results/h200/nv_spills.md); without it the kernel takes 64 registers, no spill,
- * pinn_train_step within 1% (94.5 vs 95.4 us at 200 points, equal at 1000 and 10000). */
+/* On NVIDIA the host rebuilds a variant without the attribute (-DCLT_REQD=0) when ptxas spilled
+ * with it (common/fixed_group.h, src/program/fixed_group_build.c): with it ptxas lowers mlp_train
+ * to 40-48 registers to fit a fifth group per SM, spilling 12-64 B (bench/results/h200/
+ * nv_spills.md); without it 64 registers, no spill, pinn_train_step within 1% (94.5 vs 95.4 us at
+ * 200 points, equal at 1000 and 10000). 11 of the H200's 21 variants are rebuilt so. */
 #include "common/fixed_group.h"
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
