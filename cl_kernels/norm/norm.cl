@@ -56,6 +56,31 @@ static inline ulong param_index(ulong r, ulong i, ulong4 dims)
     return dims.s2 == 1 && dims.s3 == 1 ? i : (r % dims.s3) * (dims.s1 / dims.s2) + i / dims.s2;
 }
 
+/* y[i] of row r from its normalised value t: times gamma, plus beta, as flags say. */
+static inline void rn_store(__global float *yr, ulong i, float t, ulong r, ulong4 dims,
+                            __global const float *gamma, __global const float *beta, ulong8 off,
+                            uint flags)
+{
+    if (flags & (F_GAMMA | F_BETA)) {
+        const ulong p = param_index(r, i, dims);
+        if (flags & F_GAMMA)
+            t *= gamma[off.s1 + p];
+        if (flags & F_BETA)
+            t += beta[off.s2 + p];
+    }
+    yr[i] = t;
+}
+
+/* Item 0 saves row r's mean and rstd, as flags say. */
+static inline void rn_save(__global float *mean_out, __global float *rstd_out, ulong8 off, ulong r,
+                           float mean, float rstd, uint flags, uint lid)
+{
+    if (lid == 0 && (flags & F_SAVE_MEAN))
+        mean_out[off.s4 + r] = mean;
+    if (lid == 0 && (flags & F_SAVE))
+        rstd_out[off.s5 + r] = rstd;
+}
+
 #if WG == 1
 /* CPU devices (WG 1: one work item per row), layer and RMS norm (S = G = 1: the parameter of
  * element i is i): the row in float8 lanes with a scalar tail of L % 8, because POCL leaves one
@@ -104,22 +129,10 @@ static inline void rownorm_forward_regs(__global const float *xr, __global const
 #pragma unroll
     for (int k = 0; k < RN_REG; k++) {
         const ulong i = lid + (ulong)k * WG;
-        if (i < L) {
-            float t = (v[k] - mean) * rstd;
-            if (flags & (F_GAMMA | F_BETA)) {
-                const ulong p = param_index(r, i, dims);
-                if (flags & F_GAMMA)
-                    t *= gamma[off.s1 + p];
-                if (flags & F_BETA)
-                    t += beta[off.s2 + p];
-            }
-            yr[i] = t;
-        }
+        if (i < L)
+            rn_store(yr, i, (v[k] - mean) * rstd, r, dims, gamma, beta, off, flags);
     }
-    if (lid == 0 && (flags & F_SAVE_MEAN))
-        mean_out[off.s4 + r] = mean;
-    if (lid == 0 && (flags & F_SAVE))
-        rstd_out[off.s5 + r] = rstd;
+    rn_save(mean_out, rstd_out, off, r, mean, rstd, flags, lid);
 }
 #endif
 
@@ -182,21 +195,9 @@ rownorm_forward(__global const float *x, __global const float *gamma, __global c
     const float rstd = rsqrt(group_sum1(buf, q, lid) / (float)L + eps);
     const ulong i0 = lid;
 #endif
-    for (ulong i = i0; i < L; i += WG) {
-        float v = (xr[i] - mean) * rstd;
-        if (flags & (F_GAMMA | F_BETA)) {
-            ulong p = param_index(r, i, dims);
-            if (flags & F_GAMMA)
-                v *= gamma[off.s1 + p];
-            if (flags & F_BETA)
-                v += beta[off.s2 + p];
-        }
-        yr[i] = v;
-    }
-    if (lid == 0 && (flags & F_SAVE_MEAN))
-        mean_out[off.s4 + r] = mean;
-    if (lid == 0 && (flags & F_SAVE))
-        rstd_out[off.s5 + r] = rstd;
+    for (ulong i = i0; i < L; i += WG)
+        rn_store(yr, i, (xr[i] - mean) * rstd, r, dims, gamma, beta, off, flags);
+    rn_save(mean_out, rstd_out, off, r, mean, rstd, flags, lid);
 }
 
 /* dx may be dy itself (in place): each element's dy is read for the sums, then read again and
