@@ -23,6 +23,7 @@
  *   dx = k.x * (dy - k.y - (x - k.z) * k.w) (backward, the formula of batchnorm_backward); bit 6:
  *   APPLY_PER float4s per item instead (HW and every offset multiples of 4: a float4 never spans two
  *   channels, one channel lookup and one 16-byte access per buffer for four values).
+ * batchnorm_stats_split with bit 7 of flags: the chunks in float4s (CHUNK_LOOP_Q).
  * ws: uint counters[NORM_COUNTERS] (one per channel), float4 partials[C * K], float4 coeffs[C].
  *
  * off: forward (x, gamma, beta, y, running_mean, running_var, save_mean, save_rstd); backward (dy,
@@ -55,6 +56,7 @@
 #define F_SAVE 16u
 #define F_APPLY_BWD 32u
 #define F_APPLY_VEC4 64u
+#define F_STATS_VEC4 128u
 
 /* FOR_CHANNEL(e) body: every element index e of channel c that this item owns (k = lid, lid + WG,
  * ... < M as (n, j) = (k / HW, k % HW)), stepping (n, j) by (WG / HW, WG % HW) with one carry
@@ -258,6 +260,28 @@ static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, 
         }                                                                                          \
     }
 
+/* CHUNK_LOOP in float4s, for F_STATS_VEC4 (HW, cl and x's offset multiples of 4, so a chunk's
+ * values come in aligned quads of one plane): this item's quads at values k0 + 4 lid, + 4 WG, ...
+ * < k1, e0 .. e3 the element offsets of four quads (their loads in flight together), then e0
+ * alone. A quarter of the loads and offset steps of CHUNK_LOOP (the split statistics were most of
+ * batch_norm/n32c64h56's 54 us on an H200 for 26 MB read twice). */
+#define CHUNK_LOOP_Q(FOUR, ONE)                                                                    \
+    {                                                                                              \
+        const ulong dnq = 4 * WG / dims.s2, djq = 4 * WG % dims.s2;                                \
+        ulong k_ = k0 + 4 * lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                             \
+        for (; k_ + 12 * WG < k1; k_ += 16 * WG) {                                                 \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
+            const ulong e1 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
+            const ulong e2 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
+            const ulong e3 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
+            FOUR                                                                                   \
+        }                                                                                          \
+        for (; k_ < k1; k_ += 4 * WG) {                                                            \
+            const ulong e0 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
+            ONE                                                                                    \
+        }                                                                                          \
+    }
+
 /* The channel's K <= WG partials into local memory, one per item (their loads in flight together;
  * item 0 alone waited out one L2 round trip per partial), for item 0 to merge in chunk order. */
 static inline void split_gather(__local float4 *pl, __global volatile float4 *part, ulong K, uint lid)
@@ -284,20 +308,57 @@ batchnorm_stats_split(__global const float *x, __global const float *gamma,
     const float n = (float)(k1 - k0);
     __global const float *xc = x + off.s0;
     float4 a4 = (float4)(0.0f);
-    CHUNK_LOOP(a4 += (float4)(xc[e0], xc[e1], xc[e2], xc[e3]);, a4.x += xc[e0];)
-    const float s = (a4.x + a4.y) + (a4.z + a4.w);
+    float s, m2;
+    if (flags & F_STATS_VEC4) { /* float4s of one plane each (see CHUNK_LOOP_Q) */
+        __global const float4 *x4 = (__global const float4 *)xc;
+        CHUNK_LOOP_Q(
+            {
+                const float4 v0 = x4[e0 >> 2];
+                const float4 v1 = x4[e1 >> 2];
+                const float4 v2 = x4[e2 >> 2];
+                const float4 v3 = x4[e3 >> 2];
+                a4 += v0;
+                a4 += v1;
+                a4 += v2;
+                a4 += v3;
+            },
+            a4 += x4[e0 >> 2];)
+        s = (a4.x + a4.y) + (a4.z + a4.w);
+    } else {
+        CHUNK_LOOP(a4 += (float4)(xc[e0], xc[e1], xc[e2], xc[e3]);, a4.x += xc[e0];)
+        s = (a4.x + a4.y) + (a4.z + a4.w);
+    }
     const float cmean = k1 > k0 ? group_sum1(buf, s, lid) / n : group_sum1(buf, s, lid);
     a4 = (float4)(0.0f);
-    CHUNK_LOOP( /* the chunk again, from cache: its centred sum of squares */
-        {
-            float4 d = (float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - cmean;
-            a4 += d * d;
-        },
-        {
-            float d = xc[e0] - cmean;
-            a4.x += d * d;
-        })
-    const float m2 = group_sum1(buf, (a4.x + a4.y) + (a4.z + a4.w), lid);
+    if (flags & F_STATS_VEC4) { /* the chunk again, from cache: its centred sum of squares */
+        __global const float4 *x4 = (__global const float4 *)xc;
+        CHUNK_LOOP_Q(
+            {
+                const float4 d0 = x4[e0 >> 2] - cmean; /* no commas: a macro argument */
+                const float4 d1 = x4[e1 >> 2] - cmean;
+                const float4 d2 = x4[e2 >> 2] - cmean;
+                const float4 d3 = x4[e3 >> 2] - cmean;
+                a4 += d0 * d0;
+                a4 += d1 * d1;
+                a4 += d2 * d2;
+                a4 += d3 * d3;
+            },
+            {
+                const float4 d = x4[e0 >> 2] - cmean;
+                a4 += d * d;
+            })
+    } else {
+        CHUNK_LOOP( /* the chunk again, from cache: its centred sum of squares */
+            {
+                float4 d = (float4)(xc[e0], xc[e1], xc[e2], xc[e3]) - cmean;
+                a4 += d * d;
+            },
+            {
+                float d = xc[e0] - cmean;
+                a4.x += d * d;
+            })
+    }
+    m2 = group_sum1(buf, (a4.x + a4.y) + (a4.z + a4.w), lid);
     if (lid == 0)
         part[c * K + q] = (float4)(n, cmean, m2, 0.0f);
     if (!last_group_arrives(ws + c, (uint)K, &last, lid))

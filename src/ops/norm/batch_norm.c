@@ -15,6 +15,7 @@
 #define F_SAVE 16u
 #define F_APPLY_BWD 32u
 #define F_APPLY_VEC4 64u /* batchnorm_apply in float4s */
+#define F_STATS_VEC4 128u /* batchnorm_stats_split in float4s */
 #define SPLIT_MIN_PER_ITEM 16u /* values each item of a chunk group sums at least */
 #define APPLY_PER 4u           /* elements per item of batchnorm_apply (batch_norm.cl APPLY_PER) */
 
@@ -70,8 +71,9 @@ static clt_status outputs_apart(clt_context *ctx, int n, const clt_tensor *const
 
 /* Chunks per channel for the split kernels (values per chunk in *cl), or 1: the one-group-per-
  * channel kernel. GPUs only, while C groups leave the device short and every item of a chunk group
- * still sums SPLIT_MIN_PER_ITEM values. */
-static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg, uint64_t *cl)
+ * still sums SPLIT_MIN_PER_ITEM values. quads: chunk lengths a multiple of 4 (the float4 statistics). */
+static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg, int quads,
+                             uint64_t *cl)
 {
     uint64_t target = clt__norm_split_target(ctx);
     if (clt__cpu_style(ctx) || wg < 64 || C >= target || C > NORM_COUNTERS)
@@ -84,6 +86,8 @@ static uint64_t split_chunks(clt_context *ctx, uint64_t C, uint64_t M, size_t wg
     if (k < 2)
         return 1;
     *cl = (M + k - 1) / k;
+    if (quads) /* whole float4s per chunk (M is a multiple of 4 then) */
+        *cl = (*cl + 3) & ~(uint64_t)3;
     return (M + *cl - 1) / *cl; /* no empty chunk */
 }
 
@@ -189,14 +193,17 @@ clt_status clt_batch_norm(const clt_tensor *x, const clt_tensor *gamma, const cl
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
-    uint64_t cl = 0, K = p->training ? split_chunks(ctx, dims.s[1], M, wg, &cl) : 1;
+    /* float4 statistics: planes and x's offset in whole float4s */
+    const int quads = dims.s[2] % 4 == 0 && clt__f32_off(x) % 4 == 0;
+    uint64_t cl = 0, K = p->training ? split_chunks(ctx, dims.s[1], M, wg, quads, &cl) : 1;
     if (K > 1 && (st = split_kernel(ctx, "batchnorm_stats_split", &k, wg, &K)))
         return st;
     cl_ulong8 off;
     for (int a = 0; a < 8; a++)
         off.s[a] = clt__f32_off(t[a]);
     cl_uint flags = (p->training ? F_TRAIN : 0) | (gamma ? F_GAMMA : 0) | (beta ? F_BETA : 0) |
-                    (p->training && running_mean ? F_RUNNING : 0) | (save_mean ? F_SAVE : 0);
+                    (p->training && running_mean ? F_RUNNING : 0) | (save_mean ? F_SAVE : 0) |
+                    (K > 1 && quads ? F_STATS_VEC4 : 0);
     if (K > 1) { /* batchnorm_stats_split: the arguments of batchnorm_forward without y */
         static const int order[7] = {0, 1, 2, 4, 5, 6, 7};
         if ((st = clt__f32_set_buffers(ctx, k, t, order, 7, who)) ||
@@ -248,7 +255,7 @@ clt_status clt_batch_norm_backward(const clt_tensor *dy, const clt_tensor *x, co
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "batch_norm", "batchnorm_backward", &k, &wg)) != CLT_SUCCESS)
         return st;
-    uint64_t cl = 0, K = split_chunks(ctx, dims.s[1], dims.s[0] * dims.s[2], wg, &cl);
+    uint64_t cl = 0, K = split_chunks(ctx, dims.s[1], dims.s[0] * dims.s[2], wg, 0, &cl);
     if (K > 1 && (st = split_kernel(ctx, "batchnorm_grad_split", &k, wg, &K)))
         return st;
     cl_ulong8 off;
