@@ -3,16 +3,18 @@
  * Every item of the group must call these (they contain barriers); each returns the total to all
  * items. The order of additions is fixed, so results are deterministic for a given WG.
  *
- * Groups of 64 items or more sum in two levels with three barriers: lane l < 32 adds the partials
- * l, l + 32, l + 64, ... (adjacent lanes, adjacent words: no bank conflicts) into buf[l], then
- * every item adds buf[0 .. 31] in order (one broadcast read each). A tree over WG items waited at
+ * Groups of 32 items or more sum in two levels with three barriers: lane l < 16 adds the partials
+ * l, l + 16, l + 32, ... (adjacent lanes, adjacent words: no bank conflicts) into buf[l], then
+ * every item adds buf[0 .. 15] in order (one broadcast read each). 16, not 32, lanes: compilers
+ * hoist the second level's reads, and 32 float2s took gfx902's rownorm_dparams_segs and
+ * batchnorm_grad_split to 65-68 VGPRs (3 waves per SIMD); an unroll pragma there crashed POCL. A tree over WG items waited at
  * log2(WG) + 2 barriers: 10 at 256, twice per row in the norm forward, whose rows of 1024 floats
  * then took ~20 us at 4096 rows on an H200 (PyTorch 15 us) with memory nowhere near busy. Smaller
  * groups keep the tree. */
 #ifndef CLT_GROUP_SUM_H
 #define CLT_GROUP_SUM_H
 
-#define GS_LANES 32 /* first-level lanes; WG >= 2 * GS_LANES takes the two-level form */
+#define GS_LANES 16 /* first-level lanes; WG >= 2 * GS_LANES takes the two-level form */
 
 #define GROUP_SUM_BODY(T)                                                                         \
     {                                                                                             \

@@ -1,4 +1,5 @@
-# clt-kernels --nv-parse on the H200's first complete report (bench/results/h200/nv_report.txt):
+# clt-kernels --nv-parse on the H200's first complete report (bench/results/h200/nv_report_first.txt,
+# kept for this test; the current one, 0 spills, is nv_report.txt):
 # every variant and kernel counted, the 14 spilling kernels found (2 gemm_tiled_tt, 12 mlp_train:
 # bench/results/h200/nv_spills.md), no malformed line; one known row checked field by field.
 # Run by ctest (nv_report_parse) with TOOL=<clt-kernels> REPORT=<the file>.
