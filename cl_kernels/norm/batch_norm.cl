@@ -222,13 +222,12 @@ batchnorm_backward(__global float *dy, __global const float *x, __global const f
     const ulong C = dims.s1, M = dims.s0 * dims.s2, K = get_num_groups(0) / C;                     \
     const ulong c = get_group_id(0) / K, q = get_group_id(0) % K;                                  \
     const ulong k0 = min(M, q * cl), k1 = min(M, k0 + cl);                                         \
-    const ulong dn = WG / dims.s2, dj = WG % dims.s2;                                              \
     __global volatile float4 *part = (__global volatile float4 *)(ws + NORM_COUNTERS);             \
     __global float4 *coef = (__global float4 *)(ws + NORM_COUNTERS) + C * K;
 
-/* The element offset of value (n, j) of channel c, then (n, j) advanced by WG values (dn, dj, one
- * carry): the offsets come from register arithmetic alone, so CHUNK_LOOP can issue its loads
- * before it adds any of them. */
+/* The element offset of value (n, j) of channel c, then (n, j) advanced by dn planes and dj
+ * values (one carry): the offsets come from register arithmetic alone, so CHUNK_LOOP can issue
+ * its loads before it adds any of them. */
 static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, ulong dj)
 {
     const ulong e = (*n * dims.s1 + c) * dims.s2 + *j;
@@ -241,46 +240,30 @@ static inline ulong bn_step(ulong *n, ulong *j, ulong4 dims, ulong c, ulong dn, 
     return e;
 }
 
-/* This item's values k0 + lid, + WG, ... < k1 of channel c: FOUR with e0 .. e3 (four values, their
- * loads in flight together: one load per item at a time left an H200 latency-bound), then ONE with
- * e0 for the rest. */
-#define CHUNK_LOOP(FOUR, ONE)                                                                      \
+/* This item's runs of V consecutive values (V = 1, or 4: float4s) at k0 + V lid, + V WG, ... < k1
+ * of channel c: FOUR with e0 .. e3, the element offsets of four runs (their loads in flight
+ * together: one load per item at a time left an H200 latency-bound), then ONE with e0 for the
+ * rest. V = 4 (CHUNK_LOOP_Q) needs HW, cl and x's offset multiples of 4 (F_STATS_VEC4), so that a
+ * run is an aligned float4 of one plane: a quarter of the loads and offset steps (the scalar
+ * statistics were most of batch_norm/n32c64h56's 54 us on an H200 for 26 MB read twice). */
+#define CHUNK_LOOP_BY(V, FOUR, ONE)                                                                \
     {                                                                                              \
-        ulong k_ = k0 + lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                                 \
-        for (; k_ + 3 * WG < k1; k_ += 4 * WG) {                                                   \
+        const ulong dn = (V) * WG / dims.s2, dj = (V) * WG % dims.s2;                              \
+        ulong k_ = k0 + (V) * lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                           \
+        for (; k_ + 3 * (V) * WG < k1; k_ += 4 * (V) * WG) {                                       \
             const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
             const ulong e1 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
             const ulong e2 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
             const ulong e3 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
             FOUR                                                                                   \
         }                                                                                          \
-        for (; k_ < k1; k_ += WG) {                                                                \
+        for (; k_ < k1; k_ += (V) * WG) {                                                          \
             const ulong e0 = bn_step(&n_, &j_, dims, c, dn, dj);                                   \
             ONE                                                                                    \
         }                                                                                          \
     }
-
-/* CHUNK_LOOP in float4s, for F_STATS_VEC4 (HW, cl and x's offset multiples of 4, so a chunk's
- * values come in aligned quads of one plane): this item's quads at values k0 + 4 lid, + 4 WG, ...
- * < k1, e0 .. e3 the element offsets of four quads (their loads in flight together), then e0
- * alone. A quarter of the loads and offset steps of CHUNK_LOOP (the split statistics were most of
- * batch_norm/n32c64h56's 54 us on an H200 for 26 MB read twice). */
-#define CHUNK_LOOP_Q(FOUR, ONE)                                                                    \
-    {                                                                                              \
-        const ulong dnq = 4 * WG / dims.s2, djq = 4 * WG % dims.s2;                                \
-        ulong k_ = k0 + 4 * lid, n_ = k_ / dims.s2, j_ = k_ % dims.s2;                             \
-        for (; k_ + 12 * WG < k1; k_ += 16 * WG) {                                                 \
-            const ulong e0 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
-            const ulong e1 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
-            const ulong e2 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
-            const ulong e3 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
-            FOUR                                                                                   \
-        }                                                                                          \
-        for (; k_ < k1; k_ += 4 * WG) {                                                            \
-            const ulong e0 = bn_step(&n_, &j_, dims, c, dnq, djq);                                 \
-            ONE                                                                                    \
-        }                                                                                          \
-    }
+#define CHUNK_LOOP(FOUR, ONE) CHUNK_LOOP_BY(1, FOUR, ONE)
+#define CHUNK_LOOP_Q(FOUR, ONE) CHUNK_LOOP_BY(4, FOUR, ONE)
 
 /* The channel's K <= WG partials into local memory, one per item (their loads in flight together;
  * item 0 alone waited out one L2 round trip per partial), for item 0 to merge in chunk order. */
