@@ -35,7 +35,21 @@
  *   Why D_i comes from dq: computed here, every group re-read a query tile's O and dO rows from
  *   global memory (L2) with a third of its items, once per key group: at b8h8s1024d64, 32 key
  *   groups per head, 1 GB of extra L2 reads and a serial chain of loads before each tile.
- * dQ is its own kernel, recomputing S and dP, rather than partial dQ per key block reduced later.
+ * attention_tiled_bwd_dkdv with ATT_DQ_FUSED=1 (the GPU default where BR == BC) also adds dQ: per
+ *   query tile, dQ_tile += dS K_own (a fifth product, reading dS^T transposed from local memory), a
+ *   read-modify-write of the tile in global memory. The key groups of a head add their parts to a
+ *   query tile in a fixed order, descending key groups, so the sum's order is fixed (same bits
+ *   every run, no float atomics): tickets[1 + tile] counts the parts added, and a group waits until
+ *   it reads its position; the highest adder stores instead of adding. Descending, because under a
+ *   causal mask key group kb covers query tiles kb.. in order and reaches tile t one step after
+ *   group kb + 1 did: the groups run in lock step instead of waiting. Deadlock freedom: a group
+ *   takes its (head, key group) from a launch counter (tickets[0]; CUB's single-pass scans do the
+ *   same), in an order where every group it waits on took its number earlier, so has started and
+ *   is running; the highest key group waits on nobody. The row deltas come from
+ *   attention_tiled_bwd_delta (ATT_KERNEL 3), run first, which also zeroes the tickets. Why: the
+ *   separate dQ kernel recomputes S and dP, 7 products in all against 5 here; on the H200
+ *   (b8h8s1024d64) it took 1000 of the backward's 2252 us, the dK/dV kernel 1252 (stop 17's trace).
+ * Without ATT_DQ_FUSED, dQ is its own kernel, recomputing S and dP, rather than partial dQ per key block reduced later.
  *   Estimate at b8h8s1024d64 (one GEMM-shaped product = 2 B H S^2 D = 8.6 GFLOP): recompute = 7
  *   products (60 GFLOP; dq's 3 cost ~0.8 ms at 33 TFLOP/s); partials = 5 products (43 GFLOP) plus a
  *   dS.K product in dkdv with a poor load ratio, a [Sk/BR, B, H, Sq, D] workspace (537 MB at BR 32:
@@ -53,7 +67,7 @@
  * rows (2: ptxas gives the same 128 registers at 1, 2 and 4 for the d64 forward; the host passes
  * CLT_ATTENTION_TILED_OPTS through for sweeps). Tile loads stay rolled loops (one global round trip
  * per float4 an item loads, 4 per K tile): unrolled with selects they took 152-168 registers in
- * ptxas (3 groups per SM instead of 4); which wins needs the H200. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv) picks the one kernel
+ * ptxas (3 groups per SM instead of 4); which wins needs the H200. ATT_KERNEL (0 fwd, 1 dq, 2 dkdv, 3 the fused backward's deltas) picks the one kernel
  * a build holds: each takes its own tiles, and the others' local arrays would not fit under them
  * (a program whose other kernel exceeds 48 KiB fails to build on NVIDIA).
  */
@@ -81,6 +95,9 @@
 #endif
 #ifndef ATT_ALIGNED
 #define ATT_ALIGNED 0 // every tensor offset is a multiple of 4 floats
+#endif
+#ifndef ATT_DQ_FUSED
+#define ATT_DQ_FUSED 0 // the dK/dV kernel also adds dQ in key-group order (banner)
 #endif
 #ifndef ATT_KUNROLL
 #define ATT_KUNROLL 2 // unroll of the loops over D and over tile rows (registers vs scheduling)
@@ -157,6 +174,33 @@ static inline void load_rows(__local float4 *dst, __global const float *src, ulo
             float4 x_ = (src)[(kk + u) * DP + tx + CX * w];                                        \
             ATT_LOOP for (int r = 0; r < ATT_TR; r++) acc[r][w] =                                  \
                 fma((float4)(COMP(p_[r], u)), x_, acc[r][w]);                                      \
+        }                                                                                          \
+    }
+
+/* acc[r][w] += sum over own rows j of dS^T[j][stream row r] * src[j][column chunk w]: the dQ
+ * product of the fused dK/dV kernel, whose dS tile is stored own-row major; the item's stream rows
+ * are ty + RY r (BR == BC), so the 4 rows read per own row are one bank-friendly broadcast. */
+/* A float4 of dQ read past every cache that could hold an older copy (another group's adds). */
+#if ATT_ALIGNED
+#define VOLATILE_LOAD4(p, off, idx) (((__global volatile const float4 *)((p) + (off)))[idx])
+#else
+#define VOLATILE_LOAD4(p, off, idx)                                                                \
+    ((float4)(((__global volatile const float *)((p) + (off)))[4 * (idx)],                         \
+              ((__global volatile const float *)((p) + (off)))[4 * (idx) + 1],                     \
+              ((__global volatile const float *)((p) + (off)))[4 * (idx) + 2],                     \
+              ((__global volatile const float *)((p) + (off)))[4 * (idx) + 3]))
+#endif
+
+#define MICRO_AXPY_T(acc, pt, src)                                                                 \
+    ATT_KLOOP for (int j = 0; j < ATT_BR; j++)                                                     \
+    {                                                                                              \
+        float p_[ATT_TR];                                                                          \
+        ATT_LOOP for (int r = 0; r < ATT_TR; r++) p_[r] = (pt)[j * (PS4 * 4) + ty + RY * r];       \
+        ATT_LOOP for (int w = 0; w < CW; w++)                                                      \
+        {                                                                                          \
+            float4 x_ = (src)[j * DP + tx + CX * w];                                               \
+            ATT_LOOP for (int r = 0; r < ATT_TR; r++) acc[r][w] =                                  \
+                fma((float4)(p_[r]), x_, acc[r][w]);                                               \
         }                                                                                          \
     }
 
@@ -377,6 +421,26 @@ attention_tiled_bwd_dq(__global const float *q, ulong q_off, __global const floa
 
 #endif
 
+#if ATT_KERNEL == 2 && ATT_DQ_FUSED
+/* With rotation (no causal mask; the host asks for it only where a head's key groups all fit on the
+ * device at once) key group kb visits query tiles kb % nqt, kb % nqt + 1, .. wrapping, so it reaches
+ * tile t at step a = (t - kb) mod nqt, one step after group kb + 1: the adders' order on tile t is
+ * by (a, kb), and a group's position is its rank in it among the nkv adders: the groups of earlier
+ * steps (residues t, t - 1, .., t - a + 1 mod nqt: nkv / nqt each, one more for residues below
+ * nkv % nqt), then those of its own step with a lower kb (kb / nqt). */
+static inline uint rotated_position(uint t, uint kb, uint nqt, uint nkv)
+{
+    const uint a = (t + nqt - kb % nqt) % nqt, q = nkv / nqt, rem = nkv % nqt;
+    const int lo = (int)t - (int)a + 1;
+    uint below; /* of the a residues t, t - 1, .., t - a + 1 (mod nqt), those under rem */
+    if (lo >= 0)
+        below = rem == 0 || (int)min(t, rem - 1) < lo ? 0u : min(t, rem - 1) - (uint)lo + 1;
+    else
+        below = min(t + 1, rem) + (rem > nqt + lo ? rem - (uint)((int)nqt + lo) : 0u);
+    return a * q + below + kb / nqt;
+}
+#endif
+
 #if ATT_KERNEL == 2
 __kernel CLT_FIXED_GROUP(NT) void
 attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const float *k,
@@ -386,7 +450,12 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
                          __global const float *d_o, ulong do_off, __global float *dk, ulong dk_off,
                          __global float *dv, ulong dv_off, __global const int *key_len,
                          ulong key_len_off, int has_len, uint heads, uint sq, uint sk,
-                         float scale_log2, float scale, int causal)
+                         float scale_log2, float scale, int causal
+#if ATT_DQ_FUSED
+                         , __global float *dq, ulong dq_off, __global volatile uint *tickets,
+                         int rotate
+#endif
+                         )
 {
     __local float4 kown[ATT_BR * DP];
     __local float4 vown[ATT_BR * DP];
@@ -397,8 +466,18 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
     __local float lse2s[ATT_BC];
     __local float deltas[ATT_BC];
     const uint lid = get_local_id(0), tx = lid % CX, ty = lid / CX;
-    const uint bh = get_group_id(1);
-    const uint key0 = get_group_id(0) * ATT_BR;
+#if ATT_DQ_FUSED
+    /* (head, key group) from the launch counter, key groups of a head in descending order (banner) */
+    __local uint launch_number;
+    if (lid == 0)
+        launch_number = atomic_inc(tickets);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint nkb = get_num_groups(0), bh = launch_number / nkb;
+    const uint kb = nkb - 1 - launch_number % nkb;
+#else
+    const uint bh = get_group_id(1), kb = get_group_id(0);
+#endif
+    const uint key0 = kb * ATT_BR;
     const uint kvis = visible_keys(key_len, key_len_off, has_len, bh / heads, sk);
     const ulong qbase = (ulong)bh * sq * D4, kbase = (ulong)bh * sk * D4;
     /* k is pre-scaled like q in the forward pass; keys past the length are zeros (and masked). */
@@ -415,8 +494,33 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
      * key0; none when the group lies past the visible keys. */
     uint i_begin = causal ? key0 / ATT_BC * ATT_BC : 0;
     uint i_end = key0 < kvis ? sq : 0;
+#if ATT_DQ_FUSED
+#if ATT_BR != ATT_BC
+#error "ATT_DQ_FUSED needs ATT_BR == ATT_BC"
+#endif
+    /* Group 0 covers every query tile even with no visible key, so that each dQ row gets a part
+     * (here zero); a tile's adders are key groups 0 .. adders - 1. */
+    const uint nqt = (sq + ATT_BC - 1) / ATT_BC;
+    const uint nkv = kvis == 0 ? 1u : (kvis + ATT_BR - 1) / ATT_BR;
+    if (kb == 0)
+        i_end = sq;
+    const float dq_mul = scale / scale_log2; /* kown holds K * scale_log2; dQ = scale dS K */
+#endif
+    /* The query tiles visited, in order: t_first, t_first + 1, .. (mod nqt when rotating) */
+    const uint n_tiles = i_end > i_begin ? (i_end - i_begin + ATT_BC - 1) / ATT_BC : 0;
+    uint t_first = i_begin / ATT_BC;
+#if ATT_DQ_FUSED
+    if (rotate)
+        t_first = kb % nqt;
+#endif
 
-    for (uint i0 = i_begin; i0 < i_end; i0 += ATT_BC) {
+    for (uint step = 0; step < n_tiles; step++) {
+        uint t = t_first + step;
+#if ATT_DQ_FUSED
+        if (t >= nqt)
+            t -= nqt;
+#endif
+        const uint i0 = t * ATT_BC;
         barrier(CLK_LOCAL_MEM_FENCE); /* the previous tile's products are done with the tiles */
         load_rows(qs, q, q_off, qbase, i0, ATT_BC, sq, 1.0f, lid);
         load_rows(dos, d_o, do_off, qbase, i0, ATT_BC, sq, 1.0f, lid);
@@ -456,6 +560,44 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
         barrier(CLK_LOCAL_MEM_FENCE);
         MICRO_AXPY(dva, ps, dos)
         MICRO_AXPY(dka, dss, qs)
+#if ATT_DQ_FUSED
+        float4 aq[ATT_TR][CW];
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++)
+            ATT_LOOP
+            for (int w = 0; w < CW; w++)
+                aq[r][w] = (float4)(0.0f);
+        MICRO_AXPY_T(aq, dsf, kown)
+        {
+            __global volatile uint *count = tickets + 1 + (ulong)bh * nqt + t;
+            const uint position = rotate ? rotated_position(t, kb, nqt, nkv)
+                                         : (causal ? min(t + 1, nkv) : nkv) - 1 - kb;
+            if (lid == 0)
+                while (*count != position)
+                    ;
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            mem_fence(CLK_GLOBAL_MEM_FENCE); /* the previous adder's rows are read after its count */
+            const int first = position == 0;
+            ATT_LOOP
+            for (int r = 0; r < ATT_TR; r++) {
+                uint i = i0 + ty + RY * r;
+                if (i >= sq)
+                    continue;
+                ATT_LOOP
+                for (int w = 0; w < CW; w++) {
+                    ulong e = qbase + (ulong)i * D4 + tx + CX * w;
+                    float4 x = aq[r][w] * dq_mul;
+                    if (!first)
+                        x += VOLATILE_LOAD4(dq, dq_off, e);
+                    STORE4(x, dq, dq_off, e);
+                }
+            }
+            mem_fence(CLK_GLOBAL_MEM_FENCE); /* these rows are visible before the count */
+            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+            if (lid == 0)
+                atomic_inc(count);
+        }
+#endif
     }
     ATT_LOOP
     for (int r = 0; r < ATT_TR; r++) {
@@ -468,6 +610,38 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
             STORE4(dka[r][w] * scale, dk, dk_off, krow + tx + CX * w);
             STORE4(dva[r][w], dv, dv_off, krow + tx + CX * w);
         }
+    }
+}
+#endif
+
+#if ATT_KERNEL == 3
+/* D_i = dO_i . O_i for the fused backward (ATT_DQ_FUSED), and its tickets zeroed: 16 items per
+ * row, each over the row's float4 columns c = lane, lane + 16, ..; the 16 parts summed in lane
+ * order by lane 0. */
+#define DELTA_LANES 16
+#define DELTA_GROUP 256
+__kernel CLT_FIXED_GROUP(DELTA_GROUP) void
+attention_tiled_bwd_delta(__global const float *o, ulong o_off, __global const float *d_o,
+                          ulong do_off, __global float *delta_out, ulong rows,
+                          __global uint *tickets, ulong n_tickets)
+{
+    /* the dK/dV kernel's launch counter and tile counters start at zero (host: the grid covers them) */
+    if (get_global_id(0) < n_tickets)
+        tickets[get_global_id(0)] = 0u;
+    __local float part[DELTA_GROUP];
+    const uint lid = get_local_id(0), lane = lid % DELTA_LANES;
+    const ulong row = get_group_id(0) * (ulong)(DELTA_GROUP / DELTA_LANES) + lid / DELTA_LANES;
+    float4 a = (float4)(0.0f);
+    if (row < rows)
+        for (uint c = lane; c < D4; c += DELTA_LANES)
+            a = fma(LOAD4(d_o, do_off, row * D4 + c), LOAD4(o, o_off, row * D4 + c), a);
+    part[lid] = (a.x + a.y) + (a.z + a.w);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lane == 0 && row < rows) {
+        float sum = part[lid];
+        for (uint k = 1; k < DELTA_LANES; k++)
+            sum += part[lid + k];
+        delta_out[row] = sum;
     }
 }
 #endif

@@ -80,13 +80,13 @@ void clt__pinned_release(clt_context *ctx, cl_mem mem, void *ptr);
 
 /* -------------------------------------------------------- workspace.c */
 
-#define CLT_WORKSPACE_SLOTS 9
+#define CLT_WORKSPACE_SLOTS 10
 
 /* Persistent per-context scratch buffers, one per slot (0 .. CLT_WORKSPACE_SLOTS-1). Owners:
  * 0 reductions, 1 conv columns (forward im2col, grad-weight columns), 2 conv backward, 3 pooling,
  * 4 GEMM split-K, 5 loss reductions and clip_grad_norm, 6 FFT intermediates, 7 norm split
  * statistics (layer norm dgamma / dbeta, batch norm channel statistics), 8 attention backward row
- * deltas. Returns a buffer of at least `bytes` that lives
+ * deltas, 9 attention backward dQ tickets. Returns a buffer of at least `bytes` that lives
  * until the context is
  * destroyed or the slot grows. *fresh is 1 when the buffer was just created (its contents are
  * undefined: the caller initialises what it needs once), 0 when it is the one handed out before,

@@ -315,6 +315,17 @@ static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use
                 clt__attention_tiled_options(ctx, (att_kernel)w, dims[di], m, aligned, 1, opts,
                                              sizeof opts);
                 st = add(l, use, "attention_tiled", opts, (int)clt__attention_tiled_group(m), NULL);
+                /* the fused backward's row deltas and dK/dV-with-dQ kernels (attention.c) */
+                if (!st && w == ATT_BWD_DKDV && clt__attention_dq_mode(m) == ATT_DQ_FUSED) {
+                    clt__attention_fused_options(ctx, 1, dims[di], m, aligned, 1, opts, sizeof opts);
+                    st = add(l, use, "attention_tiled", opts, (int)ATT_DELTA_GROUP, NULL);
+                    if (!st) {
+                        clt__attention_fused_options(ctx, 0, dims[di], m, aligned, 1, opts,
+                                                     sizeof opts);
+                        st = add(l, use, "attention_tiled", opts,
+                                 (int)clt__attention_tiled_group(m), NULL);
+                    }
+                }
             }
         }
     return st;

@@ -236,6 +236,17 @@ START_TEST(test_tiled_against_reference)
 }
 END_TEST
 
+/* The same cases with dQ in its own kernel (CLT_ATTENTION_DQ=separate) rather than added by the
+ * dK/dV kernel in key-group order (the default where the tiles allow it). */
+START_TEST(test_tiled_separate_dq)
+{
+    char *saved = tu_env_save("CLT_ATTENTION_DQ");
+    ck_assert(setenv("CLT_ATTENTION_DQ", "separate", 1) == 0);
+    run_case_impl(_i < (int)N_CASES ? &cases[_i] : &tiled_cases[_i - (int)N_CASES], "tiled");
+    tu_env_restore("CLT_ATTENTION_DQ", saved);
+}
+END_TEST
+
 /* Empty batch, empty query and key sequences: nothing to read, outputs of the right (zero or
  * defined) values. seq_q = 0 with keys: dk and dv are zero; seq_k = 0: out 0, lse -inf, dq 0. */
 START_TEST(test_empty)
@@ -394,6 +405,12 @@ START_TEST(test_describe)
     setenv("CLT_ATTENTION_IMPL", "tiled", 1);
     TU_OK(clt_attention_describe(g_ctx, 128, buf, sizeof buf));
     TU_EXPECT_MESSAGE(buf, "attention d128 tiled fwd br=");
+    ck_assert_msg(strstr(buf, "; dq fused into dkdv") != NULL, "describe: %s", buf);
+    char *saved_dq = tu_env_save("CLT_ATTENTION_DQ");
+    setenv("CLT_ATTENTION_DQ", "separate", 1);
+    TU_OK(clt_attention_describe(g_ctx, 64, buf, sizeof buf));
+    ck_assert_msg(strstr(buf, "; dq separate") != NULL, "describe: %s", buf);
+    tu_env_restore("CLT_ATTENTION_DQ", saved_dq);
     tu_env_restore("CLT_ATTENTION_IMPL", saved);
     TU_EXPECT_STATUS(clt_attention_describe(g_ctx, 96, buf, sizeof buf), CLT_ERR_UNSUPPORTED);
     TU_EXPECT_MESSAGE(clt_last_error(g_ctx), "clt_attention_describe");
@@ -409,6 +426,7 @@ Suite *attention_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_against_reference, 0, (int)N_CASES);
     tcase_add_loop_test(tc, test_tiled_against_reference, 0, (int)(N_CASES + N_TILED));
+    tcase_add_loop_test(tc, test_tiled_separate_dq, 0, (int)(N_CASES + N_TILED));
     tcase_add_test(tc, test_empty);
     tcase_add_test(tc, test_forward_errors);
     tcase_add_test(tc, test_backward_errors);

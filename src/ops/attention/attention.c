@@ -169,6 +169,8 @@ typedef struct att_launch {
 /* memory.h: the workspace slot of the backward pass's row deltas D_i = dout_i . out_i, which the
  * micro-tiled dQ kernel writes and the micro-tiled dK/dV kernel reads (attention_tiled.cl). */
 #define DELTA_SLOT 8
+/* memory.h: the slot of the fused backward's dQ tickets (two counters per query tile and head). */
+#define TICKET_SLOT 9
 
 /* The built kernel `which` for head_dim d and its tiles, the group shrunk (tiles halved) until the
  * built kernel accepts it. */
@@ -338,6 +340,85 @@ clt_status clt_attention_forward(const clt_tensor *q, const clt_tensor *k, const
     return enqueue(ctx, &l, who);
 }
 
+/* The fused micro-tiled backward (attention_tiled.cl, ATT_DQ_FUSED): the row-delta kernel, then
+ * the dK/dV kernel that also adds dQ in key-group order. *used is 0 (and nothing is enqueued) when
+ * this context does not take that path: the CPU row kernels, CLT_ATTENTION_DQ=separate, tiles that
+ * do not allow it, or a built kernel that refuses the group. */
+static clt_status backward_fused(clt_context *ctx, const att_geom *g, const att_arg *args,
+                                 const clt_attention_options *opts, int aligned, int *used,
+                                 const char *who)
+{
+    *used = 0;
+    att_mtiles m;
+    if (clt__attention_impl(ctx) != ATT_IMPL_TILED ||
+        !clt__attention_mtiles(ctx, ATT_BWD_DKDV, (int)g->d, &m) ||
+        clt__attention_dq_mode(m) != ATT_DQ_FUSED)
+        return CLT_SUCCESS;
+    int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
+    char options[320];
+    cl_kernel kd = NULL, kk = NULL;
+    clt__attention_fused_options(ctx, 1, (int)g->d, m, aligned, unroll, options, sizeof options);
+    clt_status st = clt__kernel_get(ctx, "attention_tiled", options, "attention_tiled_bwd_delta", &kd);
+    if (st != CLT_SUCCESS)
+        return st;
+    clt__attention_fused_options(ctx, 0, (int)g->d, m, aligned, unroll, options, sizeof options);
+    const char *extra = getenv("CLT_ATTENTION_TILED_OPTS"); /* as in pick_kernel */
+    if (extra)
+        snprintf(options + strlen(options), sizeof options - strlen(options), " %.160s", extra);
+    if ((st = clt__kernel_get(ctx, "attention_tiled", options, "attention_tiled_bwd_dkdv", &kk)))
+        return st;
+    unsigned group = clt__attention_tiled_group(m);
+    if (clt__kernel_work_group_limit(ctx, kd) < ATT_DELTA_GROUP ||
+        clt__kernel_work_group_limit(ctx, kk) < group)
+        return CLT_SUCCESS;
+    const clt_tensor *q = args[0].t, *k = args[1].t, *v = args[2].t, *out = args[3].t;
+    const clt_tensor *lse = args[4].t, *dout = args[5].t, *dq = args[6].t, *dk = args[7].t;
+    const clt_tensor *dv = args[8].t;
+    uint64_t bh = (uint64_t)(g->b * g->h), nqt = ((uint64_t)g->sq + m.bc - 1) / m.bc;
+    /* the launch counter, then one counter per (head, query tile); the delta kernel zeroes them */
+    cl_ulong n_tickets = 1 + bh * nqt;
+    cl_mem delta = NULL, tickets = NULL;
+    int fresh;
+    if ((st = clt__workspace_get(ctx, DELTA_SLOT, (size_t)(bh * (uint64_t)g->sq) * sizeof(float),
+                                 &delta, &fresh)) ||
+        (st = clt__workspace_get(ctx, TICKET_SLOT, (size_t)n_tickets * sizeof(cl_uint), &tickets,
+                                 &fresh)))
+        return st;
+    att_scalars s;
+    scalars_of(g, opts, q->storage->mem, &s);
+    cl_ulong qo = q->offset / 4, ko = k->offset / 4, vo = v->offset / 4, oo = out->offset / 4;
+    cl_ulong lo = lse->offset / 4, doo = dout->offset / 4, dqo = dq->offset / 4;
+    cl_ulong dko = dk->offset / 4, dvo = dv->offset / 4, zero = 0;
+    cl_ulong rows = bh * (uint64_t)g->sq;
+    /* Rotated tile order (attention_tiled.cl): without a causal mask, on GPUs, where one group per
+     * compute unit holds all key groups of a head at once (their waits form a cycle). */
+    uint64_t nkb = ((uint64_t)g->sk + m.br - 1) / m.br;
+    cl_int rotate = !s.causal && ctx->dev->entry->info.type != CLT_DEVICE_CPU &&
+                    nkb <= ctx->dev->entry->info.compute_units;
+    /* The delta grid (16 items per row) covers the tickets: 16 B H Sq >= 1 + B H ceil(Sq / bc). */
+    att_karg ad[] = {MEM(out),  {8, &oo},   MEM(dout), {8, &doo}, {sizeof(cl_mem), &delta},
+                     {8, &rows}, {sizeof(cl_mem), &tickets}, {8, &n_tickets}};
+    att_karg ak[] = {MEM(q),        {8, &qo},        MEM(k),         {8, &ko},
+                     MEM(v),        {8, &vo},        {sizeof(cl_mem), &delta},
+                     {8, &zero},
+                     MEM(lse),      {8, &lo},        MEM(dout),      {8, &doo},
+                     MEM(dk),       {8, &dko},       MEM(dv),        {8, &dvo},
+                     {sizeof(cl_mem), &s.len_mem}, {8, &s.len_off}, {4, &s.has_len},
+                     {4, &s.heads}, {4, &s.sq},      {4, &s.sk},     {4, &s.scale_log2},
+                     {4, &s.scale}, {4, &s.causal},  MEM(dq),        {8, &dqo},
+                     {sizeof(cl_mem), &tickets}, {4, &rotate}};
+    if ((st = set_args(ctx, kd, ad, (int)(sizeof ad / sizeof ad[0]), who)) ||
+        (st = set_args(ctx, kk, ak, (int)(sizeof ak / sizeof ak[0]), who)))
+        return st;
+    *used = 1;
+    size_t dlocal = ATT_DELTA_GROUP;
+    size_t dglobal = (size_t)((rows + ATT_DELTA_ROWS - 1) / ATT_DELTA_ROWS) * ATT_DELTA_GROUP;
+    if ((st = clt__enqueue_kernel(ctx, kd, 1, &dglobal, &dlocal, who)))
+        return st;
+    att_launch lk = {kk, (uint64_t)g->sk, bh, group, m.br, 1};
+    return enqueue(ctx, &lk, who);
+}
+
 clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, const clt_tensor *v,
                                   const clt_tensor *out, const clt_tensor *lse,
                                   const clt_tensor *dout, const clt_attention_options *opts,
@@ -354,6 +435,11 @@ clt_status clt_attention_backward(const clt_tensor *q, const clt_tensor *k, cons
         return st;
     clt_context *ctx = q->ctx;
     int aligned = offsets_aligned(args, 9);
+    if (g.b * g.h > 0 && g.sq > 0 && g.sk > 0) {
+        int used = 0;
+        if ((st = backward_fused(ctx, &g, args, opts, aligned, &used, who)) || used)
+            return st;
+    }
     att_launch lq = {NULL, (uint64_t)g.sq, (uint64_t)(g.b * g.h), 0, 0, 0};
     att_launch lk = {NULL, (uint64_t)g.sk, (uint64_t)(g.b * g.h), 0, 0, 0};
     /* Both kernels are built and given their arguments before either is enqueued: a failure leaves

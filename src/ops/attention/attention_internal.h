@@ -51,4 +51,21 @@ unsigned clt__attention_tiled_group(att_mtiles t);
 void clt__attention_tiled_options(const clt_context *ctx, att_kernel which, int d, att_mtiles m,
                                   int aligned, int unroll, char *buf, size_t cap);
 
+/* The backward pass's dQ on the micro-tiled path: its own kernel recomputing S and dP
+ * (attention_tiled_bwd_dq), or added by the dK/dV kernel in key-group order after a row-delta
+ * kernel (ATT_DQ_FUSED; attention_tiled.cl explains both). */
+typedef enum att_dq_mode { ATT_DQ_SEPARATE = 0, ATT_DQ_FUSED = 1 } att_dq_mode;
+
+/* CLT_ATTENTION_DQ=separate|fused, else fused wherever the dK/dV tiles allow it (br == bc). */
+att_dq_mode clt__attention_dq_mode(att_mtiles dkdv);
+
+/* Build options of the fused backward's two kernels: the dK/dV kernel with ATT_DQ_FUSED=1
+ * (delta = 0) or the row-delta kernel (delta = 1), both with the dK/dV kernel's tiles. */
+void clt__attention_fused_options(const clt_context *ctx, int delta, int d, att_mtiles dkdv,
+                                  int aligned, int unroll, char *buf, size_t cap);
+
+/* Group size of the row-delta kernel (attention_tiled.cl's DELTA_GROUP) and rows per group. */
+#define ATT_DELTA_GROUP 256u
+#define ATT_DELTA_ROWS 16u
+
 #endif

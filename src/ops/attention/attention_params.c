@@ -100,9 +100,10 @@ clt_status clt_attention_describe(clt_context *ctx, int64_t head_dim, char *buf,
     if (tiled) {
         snprintf(buf, cap,
                  "attention d%d tiled fwd br=%u bc=%u tr=%u tc=%u; bwd_dq br=%u bc=%u tr=%u "
-                 "tc=%u; bwd_dkdv br=%u bc=%u tr=%u tc=%u",
+                 "tc=%u; bwd_dkdv br=%u bc=%u tr=%u tc=%u; dq %s",
                  d, m[0].br, m[0].bc, m[0].tr, m[0].tc, m[1].br, m[1].bc, m[1].tr, m[1].tc,
-                 m[2].br, m[2].bc, m[2].tr, m[2].tc);
+                 m[2].br, m[2].bc, m[2].tr, m[2].tc,
+                 clt__attention_dq_mode(m[2]) == ATT_DQ_FUSED ? "fused into dkdv" : "separate");
         return CLT_SUCCESS;
     }
     att_tiles f = clt__attention_tiles(ctx, ATT_FWD, d);

@@ -45,13 +45,40 @@ att_impl clt__attention_impl(const clt_context *ctx)
 
 unsigned clt__attention_tiled_group(att_mtiles t) { return (t.br / t.tr) * (t.bc / t.tc); }
 
-void clt__attention_tiled_options(const clt_context *ctx, att_kernel which, int d, att_mtiles m,
-                                  int aligned, int unroll, char *buf, size_t cap)
+/* kernel: ATT_KERNEL (0-2 the att_kernel values, 3 the row deltas); fused: ATT_DQ_FUSED. */
+static void tiled_options(const clt_context *ctx, int kernel, int fused, int d, att_mtiles m,
+                          int aligned, int unroll, char *buf, size_t cap)
 {
     snprintf(buf, cap,
              "-DATT_KERNEL=%d -DATT_D=%d -DATT_BR=%u -DATT_BC=%u -DATT_TR=%u -DATT_TC=%u "
-             "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s",
-             (int)which, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, clt__fixed_group_option(ctx));
+             "-DATT_ALIGNED=%d -DATT_UNROLL=%d%s%s",
+             kernel, d, m.br, m.bc, m.tr, m.tc, aligned, unroll, fused ? " -DATT_DQ_FUSED=1" : "",
+             clt__fixed_group_option(ctx));
+}
+
+void clt__attention_tiled_options(const clt_context *ctx, att_kernel which, int d, att_mtiles m,
+                                  int aligned, int unroll, char *buf, size_t cap)
+{
+    tiled_options(ctx, (int)which, 0, d, m, aligned, unroll, buf, cap);
+}
+
+void clt__attention_fused_options(const clt_context *ctx, int delta, int d, att_mtiles dkdv,
+                                  int aligned, int unroll, char *buf, size_t cap)
+{
+    tiled_options(ctx, delta ? 3 : (int)ATT_BWD_DKDV, !delta, d, dkdv, aligned, unroll, buf, cap);
+    /* gfx902's ISA check: the d64 fused dK/dV kernel took 129 VGPRs (1 wave per SIMD) with the D
+     * loops unrolled by 2, 113 (2 waves) rolled. */
+    size_t used = strlen(buf);
+    if (!delta && clt__device_class_of(ctx) == CLT__CLASS_AMD && used < cap)
+        snprintf(buf + used, cap - used, " -DATT_KUNROLL=1");
+}
+
+att_dq_mode clt__attention_dq_mode(att_mtiles dkdv)
+{
+    const char *e = getenv("CLT_ATTENTION_DQ");
+    if (e && strcmp(e, "separate") == 0)
+        return ATT_DQ_SEPARATE;
+    return dkdv.br == dkdv.bc ? ATT_DQ_FUSED : ATT_DQ_SEPARATE;
 }
 
 size_t clt__attention_tiled_local_bytes(att_kernel which, int d, att_mtiles t)
