@@ -514,6 +514,9 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
         t_first = kb % nqt;
 #endif
 
+#if ATT_DQ_FUSED
+    __global volatile uint *stored = 0; /* the count of the tile whose dQ rows were stored last */
+#endif
     for (uint step = 0; step < n_tiles; step++) {
         uint t = t_first + step;
 #if ATT_DQ_FUSED
@@ -534,7 +537,14 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
             lse2s[rr] = l2;
             deltas[rr] = dl;
         }
+#if ATT_DQ_FUSED
+        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the previous tile's dQ rows, before its count */
+        barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+        if (lid == 0 && stored)
+            atomic_inc(stored);
+#else
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         float s[ATT_TR][ATT_TC], dp[ATT_TR][ATT_TC];
         ATT_LOOP
         for (int r = 0; r < ATT_TR; r++)
@@ -558,47 +568,55 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        MICRO_AXPY(dva, ps, dos)
-        MICRO_AXPY(dka, dss, qs)
 #if ATT_DQ_FUSED
-        float4 aq[ATT_TR][CW];
+        /* dQ_tile += dS K_own, then this group's turn on the tile: the previous adder's rows are
+         * read now and added after the dV and dK products (their latency hidden behind those);
+         * the count is bumped after the next tile's loads, behind which the stores' fence hides. */
+        float4 aq[ATT_TR][CW], old[ATT_TR][CW];
         ATT_LOOP
         for (int r = 0; r < ATT_TR; r++)
             ATT_LOOP
             for (int w = 0; w < CW; w++)
-                aq[r][w] = (float4)(0.0f);
+                aq[r][w] = old[r][w] = (float4)(0.0f);
         MICRO_AXPY_T(aq, dsf, kown)
-        {
-            __global volatile uint *count = tickets + 1 + (ulong)bh * nqt + t;
-            const uint position = rotate ? rotated_position(t, kb, nqt, nkv)
-                                         : (causal ? min(t + 1, nkv) : nkv) - 1 - kb;
-            if (lid == 0)
-                while (*count != position)
-                    ;
-            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-            mem_fence(CLK_GLOBAL_MEM_FENCE); /* the previous adder's rows are read after its count */
-            const int first = position == 0;
+        __global volatile uint *count = tickets + 1 + (ulong)bh * nqt + t;
+        const uint position = rotate ? rotated_position(t, kb, nqt, nkv)
+                                     : (causal ? min(t + 1, nkv) : nkv) - 1 - kb;
+        while (*count != position)
+            ;
+        mem_fence(CLK_GLOBAL_MEM_FENCE); /* the previous adder's rows are read after its count */
+        if (position != 0) {
             ATT_LOOP
             for (int r = 0; r < ATT_TR; r++) {
                 uint i = i0 + ty + RY * r;
-                if (i >= sq)
-                    continue;
                 ATT_LOOP
-                for (int w = 0; w < CW; w++) {
-                    ulong e = qbase + (ulong)i * D4 + tx + CX * w;
-                    float4 x = aq[r][w] * dq_mul;
-                    if (!first)
-                        x += VOLATILE_LOAD4(dq, dq_off, e);
-                    STORE4(x, dq, dq_off, e);
-                }
+                for (int w = 0; w < CW; w++)
+                    if (i < sq)
+                        old[r][w] = VOLATILE_LOAD4(dq, dq_off, qbase + (ulong)i * D4 + tx + CX * w);
             }
-            mem_fence(CLK_GLOBAL_MEM_FENCE); /* these rows are visible before the count */
-            barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
-            if (lid == 0)
-                atomic_inc(count);
         }
 #endif
+        MICRO_AXPY(dva, ps, dos)
+        MICRO_AXPY(dka, dss, qs)
+#if ATT_DQ_FUSED
+        ATT_LOOP
+        for (int r = 0; r < ATT_TR; r++) {
+            uint i = i0 + ty + RY * r;
+            ATT_LOOP
+            for (int w = 0; w < CW; w++)
+                if (i < sq)
+                    STORE4(fma(aq[r][w], (float4)(dq_mul), old[r][w]), dq, dq_off,
+                           qbase + (ulong)i * D4 + tx + CX * w);
+        }
+        stored = count;
+#endif
     }
+#if ATT_DQ_FUSED
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the last tile's rows are visible before its count */
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+    if (lid == 0 && stored)
+        atomic_inc(stored);
+#endif
     ATT_LOOP
     for (int r = 0; r < ATT_TR; r++) {
         uint j = key0 + ty + RY * r;
