@@ -1,5 +1,8 @@
 /* Layer norm, RMS norm and group norm (include/cltensor_norm.h): checks, then the row kernels of
  * cl_kernels/norm/norm.cl (its banner explains rows, segments and the parameter index). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cltensor_norm.h"
 #include "ops/common/launch.h"
 #include "ops/norm/norm_internal.h"
@@ -98,6 +101,22 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "norm", "rownorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
+    /* CLT_NORM_ROW_WG=fit: groups only as large as the row needs (the smallest power of two from
+     * 64 whose items hold it in registers), so that an SM keeps more rows' loads in flight; an A/B
+     * switch until the H200 decides. */
+    const char *fit_env = getenv("CLT_NORM_ROW_WG");
+    if (wg > 64 && fit_env && strcmp(fit_env, "fit") == 0) {
+        size_t fit = 64;
+        while (fit < wg && fit * NORM_RN_REG < g->L)
+            fit *= 2;
+        cl_kernel kf = NULL;
+        if (fit < wg && (st = clt__norm_kernel_at(ctx, "norm", "rownorm_forward", fit, &kf)))
+            return st;
+        if (kf) {
+            k = kf;
+            wg = fit;
+        }
+    }
     cl_ulong8 off = {{0}};
     for (int a = 0; a < 6; a++)
         off.s[a] = clt__f32_off(t[a]);
