@@ -180,6 +180,11 @@ static inline void load_rows(__local float4 *dst, __global const float *src, ulo
 /* acc[r][w] += sum over own rows j of dS^T[j][stream row r] * src[j][column chunk w]: the dQ
  * product of the fused dK/dV kernel, whose dS tile is stored own-row major; the item's stream rows
  * are ty + RY r (BR == BC), so the 4 rows read per own row are one bank-friendly broadcast. */
+/* Two [ATT_TR][CW] float4 accumulators set to zero. */
+#define ZERO_ACC2(a, b)                                                                            \
+    ATT_LOOP for (int r = 0; r < ATT_TR; r++) ATT_LOOP for (int w = 0; w < CW; w++)                \
+        a[r][w] = b[r][w] = (float4)(0.0f);
+
 /* A float4 of dQ read past every cache that could hold an older copy (another group's adds). */
 #if ATT_ALIGNED
 #define VOLATILE_LOAD4(p, off, idx) (((__global volatile const float4 *)((p) + (off)))[idx])
@@ -485,11 +490,7 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
     load_rows(vown, v, v_off, kbase, key0, ATT_BR, kvis, 1.0f, lid);
 
     float4 dka[ATT_TR][CW], dva[ATT_TR][CW];
-    ATT_LOOP
-    for (int r = 0; r < ATT_TR; r++)
-        ATT_LOOP
-        for (int w = 0; w < CW; w++)
-            dka[r][w] = dva[r][w] = (float4)(0.0f);
+    ZERO_ACC2(dka, dva)
     /* Query tiles that can see a key of this group: causal ones start at the tile holding query
      * key0; none when the group lies past the visible keys. */
     uint i_begin = causal ? key0 / ATT_BC * ATT_BC : 0;
@@ -573,11 +574,7 @@ attention_tiled_bwd_dkdv(__global const float *q, ulong q_off, __global const fl
          * read now and added after the dV and dK products (their latency hidden behind those);
          * the count is bumped after the next tile's loads, behind which the stores' fence hides. */
         float4 aq[ATT_TR][CW], old[ATT_TR][CW];
-        ATT_LOOP
-        for (int r = 0; r < ATT_TR; r++)
-            ATT_LOOP
-            for (int w = 0; w < CW; w++)
-                aq[r][w] = old[r][w] = (float4)(0.0f);
+        ZERO_ACC2(aq, old)
         MICRO_AXPY_T(aq, dsf, kown)
         __global volatile uint *count = tickets + 1 + (ulong)bh * nqt + t;
         const uint position = rotate ? rotated_position(t, kb, nqt, nkv)
