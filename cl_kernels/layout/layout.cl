@@ -10,10 +10,14 @@
  *
  * -D contract: LT_IDX32 (0 / 1): layout_copy indexes in 32 bits (the host sets it only when the
  * count and every offset reached are below 2^31; 64-bit division costs several times more). The
- * transpose tile is fixed at 32 with groups of 32 x 8 items.
+ * transpose tile is fixed at 32 with groups of 32 x 8 items. LT_JOIN_ILP (1, 2, 4, 8): 16-byte
+ * units per item and grid pass of layout_join4_x4 (layout_concat.c).
  */
 #include "common/strided.h"
 
+#ifndef LT_JOIN_ILP
+#define LT_JOIN_ILP 1
+#endif
 #ifndef LT_IDX32
 #define LT_IDX32 0
 #endif
@@ -427,31 +431,52 @@ __kernel void layout_join4(__global uint *joined, __global uint *p0, __global ui
     }
 }
 
+/* Unit i (16 bytes) of layout_join4_x4: its address in the piece and in the joined tensor. */
+static inline void join_unit(uint i, const clt_sd *s, __global uint *p0, __global uint *p1,
+                             __global uint *p2, __global uint *p3, __global uint *joined,
+                             __global uint4 **piece_at, __global uint4 **joined_at)
+{
+    const uint inner = (uint)s->e1, wrow = (uint)s->e0 * inner, w4 = wrow / 4u;
+    const uint jrow = (uint)s->e[4] * inner, first = (uint)s->e[5] * inner;
+    const uint s1 = (uint)s->e[1] * inner, s2 = (uint)s->e[2] * inner, s3 = (uint)s->e[3] * inner;
+    uint row = i / w4, col = (i - row * w4) * 4u; /* element of the window's row */
+    int p = (col >= s1) + (col >= s2) + (col >= s3);
+    uint start = p == 0 ? (uint)s->e[0] * inner : p == 1 ? s1 : p == 2 ? s2 : s3;
+    uint ext = (uint)(p == 0 ? s->d[0] : p == 1 ? s->d[1] : p == 2 ? s->d[2] : s->d[3]) * inner;
+    uint off = (uint)(p == 0 ? s->c[0] : p == 1 ? s->c[1] : p == 2 ? s->c[2] : s->c[3]);
+    __global uint4 *piece = (__global uint4 *)(p == 0 ? p0 : p == 1 ? p1 : p == 2 ? p2 : p3);
+    *piece_at = piece + (off + row * ext + col - start) / 4u;
+    *joined_at = (__global uint4 *)joined + ((uint)s->b_off + row * jrow + first + col) / 4u;
+}
+
 /* layout_join4 in 16-byte units (one division per 4 elements, 32-bit indices): the same
  * description; the host checks that every piece's row (d[p] * inner), piece offset c[p], the
  * joined tensor's row (total * inner), window start (first * inner) and offset b_off are
  * multiples of 4 elements, so no 4-element unit straddles two pieces, and that every offset
- * reached is below 2^31. count: elements of the window (a multiple of 4). */
+ * reached is below 2^31. count: elements of the window (a multiple of 4). Each item moves
+ * LT_JOIN_ILP units per grid pass (i, i + grid, ...), all loads before the stores, so that more
+ * bytes are in flight per item. */
 __kernel void layout_join4_x4(__global uint *joined, __global uint *p0, __global uint *p1,
                               __global uint *p2, __global uint *p3, clt_sd s)
 {
-    const uint inner = (uint)s.e1, wrow = (uint)s.e0 * inner, w4 = wrow / 4u;
-    const uint jrow = (uint)s.e[4] * inner, first = (uint)s.e[5] * inner;
-    const uint s1 = (uint)s.e[1] * inner, s2 = (uint)s.e[2] * inner, s3 = (uint)s.e[3] * inner;
-    const uint count4 = (uint)s.count / 4u;
-    for (uint i = get_global_id(0); i < count4; i += get_global_size(0)) {
-        uint row = i / w4, col = (i - row * w4) * 4u; /* element of the window's row */
-        int p = (col >= s1) + (col >= s2) + (col >= s3);
-        uint start = p == 0 ? (uint)s.e[0] * inner : p == 1 ? s1 : p == 2 ? s2 : s3;
-        uint ext = (uint)(p == 0 ? s.d[0] : p == 1 ? s.d[1] : p == 2 ? s.d[2] : s.d[3]) * inner;
-        uint off = (uint)(p == 0 ? s.c[0] : p == 1 ? s.c[1] : p == 2 ? s.c[2] : s.c[3]);
-        __global uint4 *piece = (__global uint4 *)(p == 0 ? p0 : p == 1 ? p1 : p == 2 ? p2 : p3);
-        __global uint4 *whole = (__global uint4 *)joined;
-        uint po = (off + row * ext + col - start) / 4u;
-        uint jo = ((uint)s.b_off + row * jrow + first + col) / 4u;
-        if (s.a_off)
-            whole[jo] = piece[po];
-        else
-            piece[po] = whole[jo];
+    const uint count4 = (uint)s.count / 4u, grid = (uint)get_global_size(0);
+    const int to_joined = s.a_off != 0;
+    for (uint i0 = get_global_id(0); i0 < count4; i0 += grid * LT_JOIN_ILP) {
+        uint4 v[LT_JOIN_ILP];
+        __global uint4 *dst[LT_JOIN_ILP];
+#pragma unroll
+        for (int j = 0; j < LT_JOIN_ILP; j++) {
+            const uint i = i0 + (uint)j * grid;
+            if (i < count4) {
+                __global uint4 *pa, *ja;
+                join_unit(i, &s, p0, p1, p2, p3, joined, &pa, &ja);
+                v[j] = to_joined ? *pa : *ja;
+                dst[j] = to_joined ? ja : pa;
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < LT_JOIN_ILP; j++)
+            if (i0 + (uint)j * grid < count4)
+                *dst[j] = v[j];
     }
 }

@@ -14,6 +14,12 @@
 
 #pragma OPENCL FP_CONTRACT OFF
 
+/* Philox blocks per work item and grid pass in random_uniform / random_normal (b, b + grid, ...):
+ * independent chains for the scheduler to interleave. */
+#ifndef RND_ILP
+#define RND_ILP 1
+#endif
+
 /* Each work item makes one Philox block and writes the 4 elements it covers, so no block is
  * computed twice. */
 
@@ -28,25 +34,37 @@ static inline float uniform_in(uint w, float lo, float hi, float width)
     return v < hi ? v : nextafter(hi, lo); /* rounding may reach hi: keep [lo, hi) */
 }
 
+/* Block b of random_uniform: elements 4 b .. 4 b + 3 (fewer at the end of the stream). */
+static inline void uniform_block(__global float *out, ulong out_off, ulong count, ulong seed,
+                                 ulong offset, float lo, float hi, float width, int aligned, ulong b)
+{
+    uint4 w = clt_philox_block(seed, offset, b);
+    ulong i = b << 2;
+    if (i + 3 < count) {
+        const float4 v = (float4)(uniform_in(w.x, lo, hi, width), uniform_in(w.y, lo, hi, width),
+                                  uniform_in(w.z, lo, hi, width), uniform_in(w.w, lo, hi, width));
+        if (aligned)
+            ((__global float4 *)(out + out_off))[b] = v;
+        else
+            vstore4(v, 0, out + out_off + i);
+    } else {
+        for (uint l = 0; i + l < count; l++)
+            out[out_off + i + l] = uniform_in(word_of(w, l), lo, hi, width);
+    }
+}
+
 __kernel void random_uniform(__global float *out, ulong out_off, ulong count, ulong seed,
                              ulong offset, float lo, float hi)
 {
     const float width = hi - lo;
-    const ulong blocks = (count + 3) >> 2;
+    const ulong blocks = (count + 3) >> 2, grid = get_global_size(0);
     const int aligned = (out_off & 3) == 0; /* whole float4s: a vector pointer (see dropout) */
-    for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
-        uint4 w = clt_philox_block(seed, offset, b);
-        ulong i = b << 2;
-        if (i + 3 < count) {
-            const float4 v = (float4)(uniform_in(w.x, lo, hi, width), uniform_in(w.y, lo, hi, width),
-                                      uniform_in(w.z, lo, hi, width), uniform_in(w.w, lo, hi, width));
-            if (aligned)
-                ((__global float4 *)(out + out_off))[b] = v;
-            else
-                vstore4(v, 0, out + out_off + i);
-        } else {
-            for (uint l = 0; i + l < count; l++)
-                out[out_off + i + l] = uniform_in(word_of(w, l), lo, hi, width);
+    for (ulong b0 = get_global_id(0); b0 < blocks; b0 += grid * RND_ILP) {
+#pragma unroll
+        for (int j = 0; j < RND_ILP; j++) {
+            const ulong b = b0 + (ulong)j * grid;
+            if (b < blocks)
+                uniform_block(out, out_off, count, seed, offset, lo, hi, width, aligned, b);
         }
     }
 }
@@ -123,31 +141,43 @@ static inline void normal_pair(uint a, uint b, float mean, float stddev, float *
                                float *sin_out)
     RND_PAIR_BODY(float, uint, rnd_log, rnd_sincos, (float))
 
-/* Block b gives elements 4 b .. 4 b + 3: (cos, sin) of words (x, y), then of words (z, w). */
+/* Block b of random_normal gives elements 4 b .. 4 b + 3: (cos, sin) of words (x, y), then of
+ * words (z, w). */
+static inline void normal_block(__global float *out, ulong out_off, ulong count, ulong seed,
+                                ulong offset, float mean, float stddev, int aligned, ulong b)
+{
+    uint4 w = clt_philox_block(seed, offset, b);
+    float c0, s0, c1, s1;
+    normal_pair(w.x, w.y, mean, stddev, &c0, &s0);
+    normal_pair(w.z, w.w, mean, stddev, &c1, &s1);
+    const float4 v = (float4)(c0, s0, c1, s1);
+    const ulong i = b << 2;
+    __global float *o = out + out_off;
+    if (i + 3 < count) {
+        if (aligned)
+            ((__global float4 *)o)[b] = v;
+        else
+            vstore4(v, 0, o + i);
+    } else { /* the last 1 .. 3 elements */
+        o[i] = v.x;
+        if (i + 1 < count)
+            o[i + 1] = v.y;
+        if (i + 2 < count)
+            o[i + 2] = v.z;
+    }
+}
+
 __kernel void random_normal(__global float *out, ulong out_off, ulong count, ulong seed,
                             ulong offset, float mean, float stddev)
 {
-    const ulong blocks = (count + 3) >> 2;
+    const ulong blocks = (count + 3) >> 2, grid = get_global_size(0);
     const int aligned = (out_off & 3) == 0; /* whole float4s: a vector pointer (see dropout) */
-    for (ulong b = get_global_id(0); b < blocks; b += get_global_size(0)) {
-        uint4 w = clt_philox_block(seed, offset, b);
-        float c0, s0, c1, s1;
-        normal_pair(w.x, w.y, mean, stddev, &c0, &s0);
-        normal_pair(w.z, w.w, mean, stddev, &c1, &s1);
-        const float4 v = (float4)(c0, s0, c1, s1);
-        const ulong i = b << 2;
-        __global float *o = out + out_off;
-        if (i + 3 < count) {
-            if (aligned)
-                ((__global float4 *)o)[b] = v;
-            else
-                vstore4(v, 0, o + i);
-        } else { /* the last 1 .. 3 elements */
-            o[i] = v.x;
-            if (i + 1 < count)
-                o[i + 1] = v.y;
-            if (i + 2 < count)
-                o[i + 2] = v.z;
+    for (ulong b0 = get_global_id(0); b0 < blocks; b0 += grid * RND_ILP) {
+#pragma unroll
+        for (int j = 0; j < RND_ILP; j++) {
+            const ulong b = b0 + (ulong)j * grid;
+            if (b < blocks)
+                normal_block(out, out_off, count, seed, offset, mean, stddev, aligned, b);
         }
     }
 }

@@ -252,7 +252,7 @@ static clt_status layout_index_random_variants(clt__device_class cls, clt__varia
         st = add(l, use, "index", opts, 0, NULL);
     }
     if (!st) /* the class's own devices: CPU-class ones are CPUs */
-        st = add(l, use, "random", clt__random_options(cpu), 0, NULL);
+        st = add(l, use, "random", clt__random_options(cpu, cpu ? 1 : RANDOM_GPU_ILP), 0, NULL);
     return st;
 }
 

@@ -4,12 +4,30 @@
  * into or out of their windows, one launch per group (layout_join4, or layout_join4_x4 in 16-byte
  * units when the rows and offsets are multiples of 4 elements). */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "ops/common/launch.h"
 #include "ops/layout/layout_internal.h"
 #include "program/program.h"
 
 static int64_t elem_off(const clt_tensor *t) { return (int64_t)(t->offset / 4); }
+
+int clt__join_ilp(void)
+{
+    const char *e = getenv("CLT_JOIN_ILP");
+    int v = e ? atoi(e) : LT_JOIN_ILP;
+    return v == 1 || v == 2 || v == 4 || v == 8 ? v : LT_JOIN_ILP;
+}
+
+const char *clt__join_options(int ilp)
+{
+    switch (ilp) {
+    case 2: return "-DLT_JOIN_ILP=2";
+    case 4: return "-DLT_JOIN_ILP=4";
+    case 8: return "-DLT_JOIN_ILP=8";
+    default: return "";
+    }
+}
 
 /* CPUs: one strided copy per piece (the per-row copy kernel, which POCL vectorises; layout_join4's
  * per-element divisions measured 5x slower there: concat3_last/8x1024x256 20.6 -> 112 ms). */
@@ -134,8 +152,10 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
     for (int d = axis + 1; d < joined->ndim; d++)
         inner *= joined->shape[d];
     cl_kernel k1, k4;
+    const int ilp = clt__join_ilp();
     if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4", &k1)) ||
-        (st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_join4_x4", &k4)))
+        (st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, clt__join_options(ilp), "layout_join4_x4",
+                              &k4)))
         return st;
     int64_t at = 0;
     int i = 0;
@@ -183,7 +203,9 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
                 return st;
         if ((st = clt__set_arg(ctx, k, 5, sizeof s, &s, who)))
             return st;
-        if ((st = clt__launch_1d(ctx, k, (uint64_t)(x4 ? s.count / 4 : s.count), who)))
+        uint64_t items = x4 ? ((uint64_t)s.count / 4 + (uint64_t)ilp - 1) / (uint64_t)ilp
+                            : (uint64_t)s.count;
+        if ((st = clt__launch_1d(ctx, k, items, who)))
             return st;
     }
     return CLT_SUCCESS;

@@ -26,4 +26,10 @@ clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s
  * item (the kernels' LT_ROWS_PER_ITEM) */
 #define LT_ROWS_PER_ITEM 8
 
+/* 16-byte units per work item and grid pass of layout_join4_x4 (layout.cl LT_JOIN_ILP):
+ * LT_JOIN_ILP, or CLT_JOIN_ILP (1, 2, 4 or 8) for A/B runs; and the build options for it. */
+#define LT_JOIN_ILP 1
+int clt__join_ilp(void);
+const char *clt__join_options(int ilp);
+
 #endif

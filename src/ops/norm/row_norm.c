@@ -102,15 +102,19 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     if ((st = clt__norm_kernel(ctx, "norm", "rownorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
     /* CLT_NORM_ROW_WG=fit: groups only as large as the row needs (the smallest power of two from
-     * 64 whose items hold it in registers), so that an SM keeps more rows' loads in flight; an A/B
-     * switch until the H200 decides. */
+     * 64 whose items hold it in registers), so that an SM keeps more rows' loads in flight; or a
+     * power of two below the default; A/B switches until the H200 decides. */
     const char *fit_env = getenv("CLT_NORM_ROW_WG");
-    if (wg > 64 && fit_env && strcmp(fit_env, "fit") == 0) {
+    if (wg > 64 && fit_env) {
         size_t fit = 64;
-        while (fit < wg && fit * NORM_RN_REG < g->L)
-            fit *= 2;
+        if (strcmp(fit_env, "fit") == 0)
+            while (fit < wg && fit * NORM_RN_REG(fit) < g->L)
+                fit *= 2;
+        else
+            fit = (size_t)strtoul(fit_env, NULL, 10);
         cl_kernel kf = NULL;
-        if (fit < wg && (st = clt__norm_kernel_at(ctx, "norm", "rownorm_forward", fit, &kf)))
+        if (fit >= 64 && fit < wg && !(fit & (fit - 1)) &&
+            (st = clt__norm_kernel_at(ctx, "norm", "rownorm_forward", fit, &kf)))
             return st;
         if (kf) {
             k = kf;

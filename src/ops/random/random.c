@@ -1,5 +1,6 @@
 /* Philox-based random numbers and dropout (cl_kernels/random/random.cl): checks and one launch. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cltensor_random.h"
@@ -15,15 +16,38 @@
  * RND_CPU_W, set by clt__random_options). */
 #define RANDOM_CPU_BLOCKS 8
 
-const char *clt__random_options(int cpu_device)
+const char *clt__random_options(int cpu_device, int ilp)
 {
-    return cpu_device ? "-DRND_CPU_W=8 -cl-fp32-correctly-rounded-divide-sqrt"
-                      : "-cl-fp32-correctly-rounded-divide-sqrt";
+#define RANDOM_SQRT " -cl-fp32-correctly-rounded-divide-sqrt"
+    static const char *const gpu[4] = {"-DRND_ILP=1" RANDOM_SQRT, "-DRND_ILP=2" RANDOM_SQRT,
+                                       "-DRND_ILP=4" RANDOM_SQRT, "-DRND_ILP=8" RANDOM_SQRT};
+    static const char *const cpu[4] = {"-DRND_CPU_W=8 -DRND_ILP=1" RANDOM_SQRT,
+                                       "-DRND_CPU_W=8 -DRND_ILP=2" RANDOM_SQRT,
+                                       "-DRND_CPU_W=8 -DRND_ILP=4" RANDOM_SQRT,
+                                       "-DRND_CPU_W=8 -DRND_ILP=8" RANDOM_SQRT};
+#undef RANDOM_SQRT
+    int i = ilp == 8 ? 3 : ilp == 4 ? 2 : ilp == 2 ? 1 : 0;
+    return cpu_device ? cpu[i] : gpu[i];
+}
+
+int clt__random_ilp(void)
+{
+    const char *e = getenv("CLT_RANDOM_ILP");
+    int v = e ? atoi(e) : RANDOM_GPU_ILP;
+    return v == 1 || v == 2 || v == 4 || v == 8 ? v : RANDOM_GPU_ILP;
+}
+
+/* RND_ILP of ctx's build: GPU-class devices (the gfx902 profile on POCL too) take
+ * clt__random_ilp(), CPU-class ones 1 (random_normal_cpu has lanes of its own). */
+static int ilp_of(const clt_context *ctx)
+{
+    return clt__device_class_of(ctx) == CLT__CLASS_CPU ? 1 : clt__random_ilp();
 }
 
 static clt_status get_kernel(clt_context *ctx, const char *name, cl_kernel *k)
 {
-    const char *options = clt__random_options(ctx->dev->entry->info.type == CLT_DEVICE_CPU);
+    const char *options =
+        clt__random_options(ctx->dev->entry->info.type == CLT_DEVICE_CPU, ilp_of(ctx));
     return clt__kernel_get(ctx, RANDOM_FAMILY, options, name, k);
 }
 
@@ -58,7 +82,7 @@ static clt_status fill(const char *who, const char *name, clt_tensor *out, uint6
     karg args[] = {{sizeof(cl_mem), &out->storage->mem}, {8, &off}, {8, &count}, {8, &s}, {8, &o},
                    {4, &a},
                    {4, &b}};
-    uint64_t per_item = 4; /* one Philox block (4 elements) each */
+    uint64_t per_item = 4 * (uint64_t)ilp_of(out->ctx); /* RND_ILP Philox blocks of 4 each */
     if (strcmp(name, "random_normal") == 0 && clt__device_class_of(out->ctx) == CLT__CLASS_CPU) {
         name = "random_normal_cpu"; /* the same numbers, 8 blocks per item in SIMD lanes */
         per_item = 4 * RANDOM_CPU_BLOCKS;
