@@ -102,8 +102,7 @@ static inline float rn_sum_cpu(__global const float *xr, ulong L, float mean, in
  * memory once and each item's loads are issued together; the three loops over the row each read
  * it again from cache and waited out one load at a time (H200: layer_norm 4096 x 1024 20.8 us of
  * kernel time, PyTorch 15.2). The sums run in the same order as the general loops: the same bits. */
-/* 8 values per item from groups of 128 up; smaller groups hold rows of up to 1024 (16 at 64) */
-#define RN_REG (WG >= 128 ? 8 : 1024 / WG)
+#define RN_REG 8
 static inline void rownorm_forward_regs(__global const float *xr, __global const float *gamma,
                                         __global const float *beta, __global float *yr,
                                         __global float *mean_out, __global float *rstd_out,

@@ -7,7 +7,8 @@
  * the device or how the tensor is split among calls with offsets.
  * Data: f32 outputs, u8 dropout masks (1 = kept); 64-bit element offsets; grid-stride loops.
  * -D contract: RND_CPU_W (8), set for CPU devices under every profile: adds random_normal_cpu (8
- * blocks per item). Built with -cl-fp32-correctly-rounded-divide-sqrt everywhere: the normal's
+ * blocks per item). RND_ILP (1, 2, 4, 8): blocks per item and grid pass of random_uniform and
+ * random_normal (random_options.h: 4 on GPU-class devices, 1 on CPUs). Built with -cl-fp32-correctly-rounded-divide-sqrt everywhere: the normal's
  * only built-in is sqrt, so with it correctly rounded the bits are the same on every device.
  */
 #include "common/philox.h"

@@ -14,6 +14,7 @@
 #include "ops/gemm/gemm_epilogue.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/gemm/gemm_tiled_choice.h"
+#include "ops/layout/layout_internal.h"
 #include "ops/random/random_options.h"
 #include "program/program.h"
 #include "tools/expr_variants.h"
@@ -240,6 +241,8 @@ static clt_status layout_index_random_variants(clt__device_class cls, clt__varia
     clt_status st = add(l, use, "layout", "", 0, NULL);
     if (!st && !cpu)
         st = add(l, use, "layout", "-DLT_IDX32=1", 0, NULL);
+    if (!st && !cpu && *clt__join_options(LT_JOIN_ILP)) /* layout_concat.c: layout_join4_x4 */
+        st = add(l, use, "layout", clt__join_options(LT_JOIN_ILP), 0, NULL);
     if (!st && cpu) /* layout_ops.c: the 64-column bias gradient; layout_slice.c: pad */
         st = add(l, use, "layout_cpu", "", 0, NULL);
     if (!st)
@@ -276,6 +279,8 @@ static clt_status wg_variant(clt_context *ctx, clt__variant_use use, clt__varian
 static clt_status nn_variants(clt_context *ctx, int cpu, clt__variant_use use, clt__variant_list *l)
 {
     clt_status st = wg_variant(ctx, use, l, "norm", cpu, 2);
+    if (!st && !cpu && ctx->limits.max_work_group_size >= 256) /* row_norm.c row_group: rows <= 1024 */
+        st = add(l, use, "norm", "-DWG=128", 128, NULL);
     if (!st)
         st = wg_variant(ctx, use, l, "batch_norm", cpu, 2);
     if (!st)

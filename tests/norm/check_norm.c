@@ -190,6 +190,14 @@ START_TEST(layer_norm_forward_backward)
     int64_t s12[2] = {3, 2053};
     check_case(ctx, LAYER, 2, s12, 0, 1, 0);
     check_case(ctx, RMS, 2, s12, 0, 1, 1);
+    /* GPUs: the forward's group edges (row_norm.c row_group): 512 keeps 256 items, 513 .. 1024
+     * take 128 holding up to 8 values each, 1025 is back in 256 */
+    int64_t s13[2] = {3, 512}, s14[2] = {5, 1024}, s15[2] = {2, 1025}, s16[2] = {4, 513};
+    check_case(ctx, LAYER, 2, s13, 0, 1, 0);
+    check_case(ctx, LAYER, 2, s14, 0, 1, 0);
+    check_case(ctx, RMS, 2, s14, 0, 1, 1);
+    check_case(ctx, LAYER, 2, s15, 0, 0, 0);
+    check_case(ctx, LAYER, 2, s16, 0, 1, 1);
     tu_context_free(ctx);
 }
 END_TEST

@@ -92,8 +92,24 @@ clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, co
     return clt__launch_1d_group(ctx, kernel, items, PREFERRED_GROUP, who);
 }
 
+static clt_status launch_1d_at_most(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                   size_t preferred_local, uint64_t groups_per_cu, const char *who);
+
 clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t items,
                                 size_t preferred_local, const char *who)
+{
+    return launch_1d_at_most(ctx, kernel, items, preferred_local, GROUPS_PER_COMPUTE_UNIT, who);
+}
+
+clt_status clt__launch_1d_capped(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                 uint64_t groups_per_cu, const char *who)
+{
+    return launch_1d_at_most(ctx, kernel, items, PREFERRED_GROUP,
+                             groups_per_cu ? groups_per_cu : GROUPS_PER_COMPUTE_UNIT, who);
+}
+
+static clt_status launch_1d_at_most(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                   size_t preferred_local, uint64_t groups_per_cu, const char *who)
 {
     if (items == 0)
         return CLT_SUCCESS;
@@ -104,9 +120,9 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
      * across its items, so consecutive items must touch consecutive elements; a grid-stride loop
      * would send each item through memory 'global size' elements apart, and bandwidth collapses. */
     if (ctx->dev->entry->info.type != CLT_DEVICE_CPU) {
-        uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * GROUPS_PER_COMPUTE_UNIT;
+        uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * groups_per_cu;
         if (cap == 0)
-            cap = GROUPS_PER_COMPUTE_UNIT;
+            cap = groups_per_cu;
         if (groups > cap)
             groups = cap;
     }

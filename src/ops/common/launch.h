@@ -15,6 +15,11 @@ clt_status clt__launch_1d(clt_context *ctx, cl_kernel kernel, uint64_t items, co
 clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t items,
                                 size_t preferred_local, const char *who);
 
+/* clt__launch_1d with a grid of at most groups_per_cu groups per compute unit on GPUs (0: the
+ * default cap), for grid-stride kernels that stream best as one resident wave. */
+clt_status clt__launch_1d_capped(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                 uint64_t groups_per_cu, const char *who);
+
 /* The one place where op kernels are enqueued (1-3 dimensions, arguments already set), so every
  * launch can be observed (profiler) and fails with the same message: "<who>: clEnqueueNDRangeKernel
  * (global AxB, local CxD): CL_...". local may be NULL (driver's choice). */

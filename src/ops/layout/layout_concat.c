@@ -19,6 +19,13 @@ int clt__join_ilp(void)
     return v == 1 || v == 2 || v == 4 || v == 8 ? v : LT_JOIN_ILP;
 }
 
+uint64_t clt__join_groups_per_cu(void)
+{
+    const char *e = getenv("CLT_JOIN_GROUPS_PER_CU");
+    long long v = e ? atoll(e) : -1;
+    return v >= 0 ? (uint64_t)v : LT_JOIN_GROUPS_PER_CU;
+}
+
 const char *clt__join_options(int ilp)
 {
     switch (ilp) {
@@ -205,7 +212,8 @@ static clt_status pieces(const char *who, const clt_tensor *joined, const char *
             return st;
         uint64_t items = x4 ? ((uint64_t)s.count / 4 + (uint64_t)ilp - 1) / (uint64_t)ilp
                             : (uint64_t)s.count;
-        if ((st = clt__launch_1d(ctx, k, items, who)))
+        if ((st = x4 ? clt__launch_1d_capped(ctx, k, items, clt__join_groups_per_cu(), who)
+                     : clt__launch_1d(ctx, k, items, who)))
             return st;
     }
     return CLT_SUCCESS;

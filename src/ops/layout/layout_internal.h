@@ -26,10 +26,16 @@ clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s
  * item (the kernels' LT_ROWS_PER_ITEM) */
 #define LT_ROWS_PER_ITEM 8
 
-/* 16-byte units per work item and grid pass of layout_join4_x4 (layout.cl LT_JOIN_ILP):
- * LT_JOIN_ILP, or CLT_JOIN_ILP (1, 2, 4 or 8) for A/B runs; and the build options for it. */
-#define LT_JOIN_ILP 1
+/* layout_join4_x4's launch: LT_JOIN_ILP 16-byte units per work item and grid pass (layout.cl),
+ * over a grid of at most LT_JOIN_GROUPS_PER_CU groups per compute unit (one resident wave of
+ * 256-item groups, 2048 items, on an H200 SM). H200, concat3_last/8x1024x256 (50 MB moved):
+ * 14.5-14.7 us with one unit per item and a full grid, 14.1-14.3 with 2 or 4 units, 13.2-14.0
+ * with 2 units and this cap or 4 and half of it (PyTorch 14.1). CLT_JOIN_ILP (1, 2, 4, 8) and
+ * CLT_JOIN_GROUPS_PER_CU (0: no cap) override them for A/B runs. */
+#define LT_JOIN_ILP 2
+#define LT_JOIN_GROUPS_PER_CU 8u
 int clt__join_ilp(void);
+uint64_t clt__join_groups_per_cu(void);
 const char *clt__join_options(int ilp);
 
 #endif

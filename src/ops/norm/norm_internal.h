@@ -25,9 +25,8 @@ clt_status clt__norm_launch_groups(clt_context *ctx, cl_kernel k, uint64_t group
  * -DNORM_COUNTERS of norm.cl and batch_norm.cl (their default). */
 #define NORM_COUNTERS 1024u
 #define NORM_WS_SLOT 7
-/* Values of a row each item of rownorm_forward keeps in registers for groups of wg items
- * (norm.cl RN_REG): 8 from 128 items up, else 1024 / wg. */
-#define NORM_RN_REG(wg) ((wg) >= 128 ? 8u : 1024u / (unsigned)(wg))
+/* Values of a row each item of rownorm_forward keeps in registers (norm.cl RN_REG). */
+#define NORM_RN_REG 8u
 #define NORM_SPLIT_GROUPS_PER_CU 4u /* groups a split aims for per compute unit */
 
 /* The split workspace: NORM_COUNTERS counters (zeroed when new), then `bytes` of partials. */

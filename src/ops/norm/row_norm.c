@@ -76,6 +76,32 @@ static clt_status check_same(const clt_tensor *t, const char *name, const clt_te
     return CLT_SUCCESS;
 }
 
+/* rownorm_forward's group on GPU-style devices (wg: the family's size, 256 where the device allows
+ * it): the smallest power of two from NORM_ROW_MIN_WG whose items hold a row of L in registers
+ * (NORM_RN_REG each), at most wg. Smaller groups, more of them per SM, keep more rows' loads in
+ * flight: H200, layer_norm 4096 x 1024 17.9 us in groups of 256, 12.0 in 128 (PyTorch 15.2);
+ * rms_norm 14.8 -> 10.5 (bench/RESULTS.md). 64 items holding 16 values each measured 14.9. Rows
+ * of 512 < L <= 1024 take 128 items; shorter ones and longer ones the family's size.
+ * CLT_NORM_ROW_WG=<power of two from 64 up to wg> forces a size (A/B runs). */
+#define NORM_ROW_MIN_WG 128u
+static size_t row_group(size_t wg, uint64_t L)
+{
+    const char *env = getenv("CLT_NORM_ROW_WG");
+    if (env && *env) {
+        size_t forced = (size_t)strtoul(env, NULL, 10);
+        if (forced >= 64 && forced <= wg && !(forced & (forced - 1)))
+            return forced;
+    }
+    /* rows that NORM_ROW_MIN_WG items would hold at half their registers or less keep wg:
+     * layer_norm 1024 x 128 measured 6.5-7.0 us in 256-item groups, 8.7-9.4 in 128 */
+    if (L * 2 <= (uint64_t)NORM_ROW_MIN_WG * NORM_RN_REG)
+        return wg;
+    size_t fit = NORM_ROW_MIN_WG;
+    while (fit < wg && fit * NORM_RN_REG < L)
+        fit *= 2;
+    return fit < wg ? fit : wg;
+}
+
 /* t[0..5] = x, gamma, beta, y, mean, rstd. */
 static clt_status forward(const char *who, const clt_tensor *const *t, int64_t groups, float eps,
                           unsigned rms)
@@ -101,20 +127,10 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     size_t wg;
     if ((st = clt__norm_kernel(ctx, "norm", "rownorm_forward", &k, &wg)) != CLT_SUCCESS)
         return st;
-    /* CLT_NORM_ROW_WG=fit: groups only as large as the row needs (the smallest power of two from
-     * 64 whose items hold it in registers), so that an SM keeps more rows' loads in flight; or a
-     * power of two below the default; A/B switches until the H200 decides. */
-    const char *fit_env = getenv("CLT_NORM_ROW_WG");
-    if (wg > 64 && fit_env) {
-        size_t fit = 64;
-        if (strcmp(fit_env, "fit") == 0)
-            while (fit < wg && fit * NORM_RN_REG(fit) < g->L)
-                fit *= 2;
-        else
-            fit = (size_t)strtoul(fit_env, NULL, 10);
+    if (wg > 1) { /* GPU-style: the group the row needs (row_group) */
+        size_t fit = row_group(wg, g->L);
         cl_kernel kf = NULL;
-        if (fit >= 64 && fit < wg && !(fit & (fit - 1)) &&
-            (st = clt__norm_kernel_at(ctx, "norm", "rownorm_forward", fit, &kf)))
+        if (fit < wg && (st = clt__norm_kernel_at(ctx, "norm", "rownorm_forward", fit, &kf)))
             return st;
         if (kf) {
             k = kf;
