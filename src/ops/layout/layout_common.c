@@ -90,6 +90,30 @@ static int copy_x4_mode(const clt__sd *s, int64_t amax, cl_mem src)
     return 0;
 }
 
+/* CPUs: when rows (the last axis) are contiguous on both sides, visit them in the source's memory
+ * order: the axes before the last sorted by falling source stride (a box copy is the same in any
+ * order). The reads then stream and the writes scatter, which a CPU's store buffer absorbs; rows
+ * read 2 KB apart (permute (0, 2, 1, 3) of 8x1024x8x64) had every row's first load wait on memory,
+ * past the prefetchers' 4 KB pages. */
+static void source_order(clt__sd *s)
+{
+    const int last = (int)s->ndim - 1;
+    if (last < 2 || s->a[last] != 1 || s->b[last] != 1)
+        return;
+    for (int i = 1; i < last; i++) /* insertion sort, stable: equal strides keep their order */
+        for (int j = i; j > 0 && s->a[j - 1] < s->a[j]; j--) {
+            int64_t t = s->shape[j];
+            s->shape[j] = s->shape[j - 1];
+            s->shape[j - 1] = t;
+            t = s->a[j];
+            s->a[j] = s->a[j - 1];
+            s->a[j - 1] = t;
+            t = s->b[j];
+            s->b[j] = s->b[j - 1];
+            s->b[j - 1] = t;
+        }
+}
+
 /* The generic copy: per row on CPUs; on GPUs 4 elements per item when the destination rows allow
  * (layout_copy_x4), else per element (32-bit indices when everything fits). */
 static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const clt__sd *s,
@@ -98,9 +122,11 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
     cl_kernel k;
     clt_status st;
     if (clt__cpu_style(ctx)) {
+        clt__sd v = *s;
+        source_order(&v);
         if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_rows", &k)))
             return st;
-        if ((st = clt__sd_set_args(ctx, k, dst, src, s, who)))
+        if ((st = clt__sd_set_args(ctx, k, dst, src, &v, who)))
             return st;
         uint64_t rows = (uint64_t)(s->count / s->shape[s->ndim - 1]);
         return clt__launch_1d(ctx, k, (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM, who);

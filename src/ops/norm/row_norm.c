@@ -12,6 +12,7 @@
 #define F_BETA 4u
 #define F_SAVE 8u
 #define F_SAVE_MEAN 16u
+#define F_VEC4 32u
 
 /* The geometry of one call: R rows of L elements, parameter index by segments of S, G groups. */
 #define LAST_AXIS INT64_MIN /* the groups value of layer and RMS norm */
@@ -102,6 +103,13 @@ static size_t row_group(size_t wg, uint64_t L)
     return fit < wg ? fit : wg;
 }
 
+/* CLT_NORM_VEC4=0: the scalar register path everywhere (A/B runs). */
+static int vec4_off(void)
+{
+    const char *env = getenv("CLT_NORM_VEC4");
+    return env && !strcmp(env, "0");
+}
+
 /* t[0..5] = x, gamma, beta, y, mean, rstd. */
 static clt_status forward(const char *who, const clt_tensor *const *t, int64_t groups, float eps,
                           unsigned rms)
@@ -143,6 +151,12 @@ static clt_status forward(const char *who, const clt_tensor *const *t, int64_t g
     cl_ulong4 dims = {{g->R, g->L, g->S, g->G}};
     cl_uint flags = rms | (t[1] ? F_GAMMA : 0) | (t[2] ? F_BETA : 0) | (t[5] ? F_SAVE : 0) |
                     (t[4] ? F_SAVE_MEAN : 0);
+    /* GPU-style, layer / RMS norm: float4 rows where every row and parameter starts on 16 bytes
+     * (H200 rms_norm 4096 x 1024: see row_group) */
+    if (wg > 1 && g->S == 1 && g->G == 1 && g->L % 4 == 0 && off.s[0] % 4 == 0 &&
+        off.s[3] % 4 == 0 && (!t[1] || off.s[1] % 4 == 0) && (!t[2] || off.s[2] % 4 == 0) &&
+        !vec4_off())
+        flags |= F_VEC4;
     if ((st = clt__f32_set_buffers(ctx, k, t, NULL, 6, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof off, &off, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof dims, &dims, who)) ||
