@@ -145,6 +145,13 @@ __kernel void layout_copy_rows(__global uint *dst, __global const uint *src, clt
             if (sa == 1 && sb == 1)
                 for (; j + 16 <= n; j += 16)
                     vstore16(vload16(0, src + a + j), 0, dst + b + j);
+            if (sa == 2 && sb == 1) /* a step-2 slice: 32 loaded, the even 16 kept; the last
+                                     * chunk's odd element stays inside the row (j + 17 <= n) */
+                for (; j + 17 <= n; j += 16)
+                    vstore16(shuffle2(vload16(0, src + a + 2 * j), vload16(0, src + a + 2 * j + 16),
+                                      (uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                               28, 30)),
+                             0, dst + b + j);
             for (; j < n; j++)
                 dst[b + j * sb] = src[a + j * sa];
             if (++r >= rend)

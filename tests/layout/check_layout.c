@@ -184,6 +184,37 @@ START_TEST(slice_and_backward)
 }
 END_TEST
 
+/* Step-2 slices of long rows (CPUs: layout_copy_rows' 16-of-32 chunks and their tail; GPUs:
+ * layout_copy_x4 mode 2 or the element copy): out rows of 16, 17, 33, 150 and 151, starting at element
+ * 0 or 1, the last slice ending on x's final element. */
+START_TEST(slice_step2_long_rows)
+{
+    clt_context *ctx = tu_context();
+    const int64_t xs[2] = {5, 301};
+    const int64_t cases[][3] = {{0, 16, 2}, {1, 17, 3}, {1, 33, 2}, {0, 151, 3}, {1, 150, 2}};
+    float *h = rnd(xs[0] * xs[1]);
+    clt_tensor *x = up(ctx, 2, xs, h);
+    for (int c = 0; c < 5; c++) {
+        /* rows 5 - rows .. 4 of x (the last slice reads x's final element, 300), columns start,
+         * start + 2, ... */
+        const int64_t rows = cases[c][2], start[2] = {5 - rows, cases[c][0]}, step[2] = {1, 2};
+        const int64_t os[2] = {rows, cases[c][1]};
+        float *want = malloc((size_t)(rows * os[1]) * 4);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < os[1]; j++)
+                want[r * os[1] + j] = h[(start[0] + r) * xs[1] + start[1] + 2 * j];
+        clt_tensor *out = mk(ctx, 2, os);
+        TU_OK(clt_slice(x, start, step, out));
+        expect_bits(out, want, "slice step 2");
+        clt_tensor_free(out);
+        free(want);
+    }
+    clt_tensor_free(x);
+    free(h);
+    tu_context_free(ctx);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ concat / stack */
 
 START_TEST(concat_split_every_axis)
@@ -595,6 +626,7 @@ Suite *layout_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, permute_all);
     tcase_add_test(tc, slice_and_backward);
+    tcase_add_test(tc, slice_step2_long_rows);
     tcase_add_test(tc, concat_split_every_axis);
     tcase_add_test(tc, stack_unstack_every_axis);
     tcase_add_test(tc, concat_many_pieces);
