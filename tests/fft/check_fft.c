@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/common/launch.h"
 #include "ref/fft_ref.h"
 #include "util/test_util.h"
 
@@ -247,6 +248,38 @@ START_TEST(test_c2c_1d)
             fft_case c = {.kind = CLT_FFT_C2C, .dir = dir, .rank = 1, .n = {lengths_1d[i]}, .batch = 3};
             run_case(ctx, &c);
         }
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* Our backend on GPU-style profiles: lengths up to 2048 whose radices are at most 17 run a pass in
+ * one fft_local launch (85 = 5 17, 1000 = 4 2 5 5 5, 7 with its identity stage, 2048, real and
+ * 2-D passes too); 97 (a prime above 17) and 4096 keep the stage kernels. CPU-style profiles never
+ * run fft_local. The results are checked as everywhere else. */
+START_TEST(test_local_path)
+{
+    clt_context *ctx = tu_profiled_context();
+    static const struct {
+        clt_fft_kind kind;
+        int rank;
+        int64_t n[2];
+        int local;
+    } cases[] = {{CLT_FFT_C2C, 1, {85}, 1},    {CLT_FFT_C2C, 1, {1000}, 1}, {CLT_FFT_C2C, 1, {7}, 1},
+                 {CLT_FFT_C2C, 1, {2048}, 1},  {CLT_FFT_R2C, 1, {1000}, 1}, {CLT_FFT_C2R, 1, {85}, 1},
+                 {CLT_FFT_C2C, 2, {12, 20}, 1}, {CLT_FFT_C2C, 1, {97}, 0},  {CLT_FFT_C2C, 1, {4096}, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fft_case c = {.kind = cases[i].kind, .dir = cases[i].kind == CLT_FFT_C2R ? 1 : -1,
+                      .rank = cases[i].rank, .batch = 37};
+        memcpy(c.n, cases[i].n, sizeof c.n);
+        const uint64_t before = tu_launches(ctx, NULL, "fft_local");
+        run_case(ctx, &c);
+        const int ran = tu_launches(ctx, NULL, "fft_local") > before;
+        if (clt__cpu_style(ctx))
+            ck_assert_msg(!ran, "n %lld: fft_local ran on a CPU-style profile", (long long)c.n[0]);
+        else
+            ck_assert_msg(ran == cases[i].local, "n %lld: fft_local %s", (long long)c.n[0],
+                          cases[i].local ? "did not run" : "ran");
+    }
     tu_context_free(ctx);
 }
 END_TEST
@@ -649,6 +682,7 @@ Suite *fft_suite(void)
     TCase *tc = tcase_create("fft");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_c2c_1d);
+    tcase_add_test(tc, test_local_path);
     tcase_add_test(tc, test_r2c_c2r_1d);
     tcase_add_test(tc, test_multi_dim);
     tcase_add_test(tc, test_norms);

@@ -17,6 +17,7 @@
 #include "program/program.h"
 
 #define FFT_FAMILY "fft_stockham"
+#define FFT_LOCAL_FAMILY "fft_local"
 #define FFT_SLOT 6
 #define MAX_STAGES 64
 #define M_PI_VALUE 3.14159265358979323846
@@ -304,11 +305,117 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
     return clt__launch_1d_group(ctx, k, (uint64_t)p->batch, 4, who);
 }
 
+/* fft_local (cl_kernels/fft/fft_local.cl): every stage of a pass in one launch, through local
+ * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices are at most LOCAL_MAXR.
+ * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values (at most
+ * 2 LOCAL_CAP x 8 = 32 KiB, less where the device's budget is smaller). CLT_FFT_LOCAL=0 keeps the
+ * stage kernels (A/B runs). */
+#define LOCAL_CAP 2048
+#define LOCAL_MAXR 17
+#define LOCAL_MAX_STAGES 12
+#define LOCAL_WG 256
+#define LOCAL_GROUPS_PER_CU 64 /* past this, groups loop over further transforms */
+
+/* Transforms per group of pass p's fft_local within ctx's local memory budget, or 0 when the
+ * pass cannot use it (or, with `running`, when ctx runs CPU-style kernels or CLT_FFT_LOCAL=0). */
+static int local_transforms(const clt_context *ctx, const ours_pass *p, int running)
+{
+    const char *env = getenv("CLT_FFT_LOCAL");
+    if (running && ((env && !strcmp(env, "0")) || clt__cpu_style(ctx)))
+        return 0;
+    int64_t cap = LOCAL_CAP;
+    while (cap > 1 && (size_t)cap * 2 * 8 > ctx->limits.local_mem_budget)
+        cap /= 2;
+    if (p->n > cap || p->n < 2 || p->stages + 1 > LOCAL_MAX_STAGES)
+        return 0;
+    for (int j = 0; j < p->stages; j++)
+        if (p->radix[j] > LOCAL_MAXR)
+            return 0;
+    return (int)(cap / p->n);
+}
+
+/* fft_local's build options for pass p (T transforms per group): the radices, with an identity
+ * stage after a single one (so that a local stage lies between the global read and write). */
+static void local_options(int64_t n, int stages, const int *radix, int T, int idx32, char *options,
+                          size_t size)
+{
+    int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
+    for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
+        r[count++] = radix[j];
+    if (count == 1)
+        r[count++] = 1;
+    int len = snprintf(options, size, "-DFFT_N=%lld -DFFT_T=%d -DFFT_STAGES=%d -DLWG=%d -DFFT_IDX=%s",
+                       (long long)n, T, count, LOCAL_WG, idx32 ? "int" : "long");
+    for (int j = 0; j < count && len > 0 && (size_t)len < size; j++) {
+        maxr = r[j] > maxr ? r[j] : maxr;
+        len += snprintf(options + len, size - (size_t)len, " -DFFT_R%d=%d", j, r[j]);
+    }
+    if (len > 0 && (size_t)len < size)
+        snprintf(options + len, size - (size_t)len, " -DFFT_MAXR=%d", maxr);
+}
+
+/* Pass p's fft_local kernel (*k = NULL when the pass keeps the stage kernels). */
+static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, int *T, cl_kernel *k)
+{
+    *k = NULL;
+    *T = local_transforms(ctx, p, 1);
+    if (*T == 0)
+        return CLT_SUCCESS;
+    char options[256];
+    local_options(p->n, p->stages, p->radix, *T, idx32, options, sizeof options);
+    clt_status st = clt__kernel_get(ctx, FFT_LOCAL_FAMILY, options, "fft_local", k);
+    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < LOCAL_WG)
+        *k = NULL; /* registers: the device runs fewer items of it per group */
+    return st;
+}
+
+int clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size)
+{
+    ours_pass p;
+    memset(&p, 0, sizeof p);
+    p.n = n;
+    p.stages = factor(n, p.radix);
+    int T = local_transforms(ctx, &p, 0);
+    if (T)
+        local_options(n, p.stages, p.radix, T, idx32, options, size);
+    return T > 0;
+}
+
+static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src, cl_long8 src_lay,
+                               cl_mem dst, cl_long8 dst_lay, cl_mem tw, int64_t batch, float dir,
+                               float scale, const char *who)
+{
+    cl_long cb = batch;
+    clt_status st;
+    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof tw, &tw, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof cb, &cb, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof dir, &dir, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof scale, &scale, who)))
+        return st;
+    uint64_t groups = ((uint64_t)batch + (uint64_t)T - 1) / (uint64_t)T;
+    uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * LOCAL_GROUPS_PER_CU;
+    if (cap && groups > cap)
+        groups = cap;
+    size_t local = LOCAL_WG, global = (size_t)groups * LOCAL_WG;
+    return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
+}
+
 /* Build every kernel a plan needs before anything is enqueued (a build failure then enqueues
  * nothing). */
 static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, int rows)
 {
-    for (int i = 0; i < s->npasses; i++)
+    for (int i = 0; i < s->npasses; i++) {
+        int T;
+        cl_kernel kl;
+        clt_status st = rows ? CLT_SUCCESS : local_kernel(ctx, &s->pass[i], idx32, &T, &kl);
+        if (st != CLT_SUCCESS)
+            return st;
+        if (!rows && kl)
+            continue;
         for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
             int r = rows ? 0 : j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
             char options[48];
@@ -318,6 +425,7 @@ static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx
             if (st != CLT_SUCCESS)
                 return st;
         }
+    }
     return CLT_SUCCESS;
 }
 
@@ -355,6 +463,18 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
         if (rows) {
             st = launch_rows(ctx, p, src, to_long8(p->src_lay, src_off), dst, to_long8(p->dst_lay, dst_off), ws,
                              s->scratch, stages, dir, p->last ? (float)plan->scale : 1.0f, idx32, who);
+            if (st != CLT_SUCCESS)
+                return st;
+            continue;
+        }
+        int T;
+        cl_kernel kl;
+        if ((st = local_kernel(ctx, p, idx32, &T, &kl)) != CLT_SUCCESS)
+            return st;
+        if (kl) {
+            st = launch_local(ctx, kl, T, src, to_long8(p->src_lay, src_off), dst,
+                              to_long8(p->dst_lay, dst_off), p->twiddles, p->batch, dir,
+                              p->last ? (float)plan->scale : 1.0f, who);
             if (st != CLT_SUCCESS)
                 return st;
             continue;

@@ -45,6 +45,9 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who);
 clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
                                  size_t out_off, const char *who);
 void clt__fft_ours_free(clt_fft_plan *plan);
+/* fft_local's build options for a complex pass of length n on ctx (fft_ours.c), for the kernel
+ * variant list; 0 when such a pass keeps the stage kernels. */
+int clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size);
 
 clt_status clt__fft_clfft_make(clt_fft_plan *plan, const char *who);
 clt_status clt__fft_clfft_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
