@@ -4,9 +4,9 @@
  * memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
  * stage: 4-5 times for lengths like 1000 = 4 2 5 5 5). The stage arithmetic is fft_stockham.cl's:
  * stage s (span ns, radix R) twists butterfly j's inputs x[j + r n / R] by w^(r k), k = j mod ns,
- * w = exp(dir 2 pi i / (ns R)), takes their R-point DFT (closed forms for 2 and 4, the direct sum
- * over the R-th roots otherwise) and puts output q at (j / ns) ns R + k + q ns. Twiddles: the
- * host's table of n-th roots (common/fft_io.h's root()).
+ * w = exp(dir 2 pi i / (ns R)), takes their R-point DFT (dft() below: closed forms for 2, 4 and 8,
+ * odd radices by conjugate pairs) and puts output q at (j / ns) ns R + k + q ns. Twiddles: the
+ * host's table of n-th roots (common/fft_io.h's root()); radices 8 first, then 4, 2, odd primes.
  *
  * Every length of the plan is compiled into the program (the radices and the span of each stage
  * are constants, so the divisions become multiplies and the butterflies' registers are indexed by
@@ -33,6 +33,73 @@
 /* Multiply by dir * i (a quarter turn in the transform's direction). */
 static inline float2 quarter(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
 
+/* The R-point DFT of v in place. w[e] = W^e, W = exp(dir 2 pi i / R) (odd R only). Closed forms for
+ * 1, 2, 4 and 8 (two radix-4 halves joined by the 8th roots); odd R pairs inputs r and R - r, whose
+ * roots are conjugate: with s = v_r + v_(R-r), d = v_r - v_(R-r), output q is
+ * v_0 + sum s Re(W^rq) + i sum d Im(W^rq), and output R - q the same with - i (a quarter of the
+ * direct sum's multiplications). */
+static inline __attribute__((always_inline)) void dft(const int R, float2 *v, const float2 *w, float dir)
+{
+    if (R == 2) {
+        const float2 a = v[0];
+        v[0] = a + v[1];
+        v[1] = a - v[1];
+    } else if (R == 4 || R == 8) {
+        float2 o[8];
+#pragma unroll
+        for (int h = 0; h < R / 4; h++) { /* DFT-4 of inputs h, h + R/4 .. (R = 8: the even, odd) */
+            const int s = R / 4;
+            const float2 a = v[h] + v[h + 2 * s], c = v[h] - v[h + 2 * s];
+            const float2 b = v[h + s] + v[h + 3 * s], d = quarter(v[h + s] - v[h + 3 * s], dir);
+            o[4 * h] = a + b;
+            o[4 * h + 1] = c + d;
+            o[4 * h + 2] = a - b;
+            o[4 * h + 3] = c - d;
+        }
+        if (R == 4) {
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                v[q] = o[q];
+        } else {
+            const float h = 0.70710678118654752f; /* the 8th roots: (1 + dir i) / sqrt 2, ... */
+            const float2 t0 = o[4], t1 = h * (float2)(o[5].x - dir * o[5].y, o[5].y + dir * o[5].x);
+            const float2 t2 = quarter(o[6], dir);
+            const float2 t3 = h * (float2)(-o[7].x - dir * o[7].y, -o[7].y + dir * o[7].x);
+            v[0] = o[0] + t0;
+            v[4] = o[0] - t0;
+            v[1] = o[1] + t1;
+            v[5] = o[1] - t1;
+            v[2] = o[2] + t2;
+            v[6] = o[2] - t2;
+            v[3] = o[3] + t3;
+            v[7] = o[3] - t3;
+        }
+    } else if (R > 2) { /* odd */
+        float2 sum[FFT_MAXR / 2 + 1], dif[FFT_MAXR / 2 + 1];
+        float2 x0 = v[0];
+#pragma unroll
+        for (int r = 1; r <= R / 2; r++) {
+            sum[r] = v[r] + v[R - r];
+            dif[r] = v[r] - v[R - r];
+            x0 += sum[r];
+        }
+#pragma unroll
+        for (int q = 1; q <= R / 2; q++) {
+            float2 a = v[0], b = (float2)(0.0f, 0.0f);
+#pragma unroll
+            for (int r = 1; r <= R / 2; r++) {
+                const float2 wr = w[(r * q) % R];
+                a += sum[r] * wr.x;
+                b += dif[r] * wr.y;
+            }
+            const float2 ib = (float2)(-b.y, b.x); /* i b (w already carries dir) */
+            v[q] = a + ib;
+            v[R - q] = a - ib;
+        }
+        v[0] = x0;
+    }
+}
+
 /* One stage for the group's T transforms: from global memory (first) or local buffer `in`, to
  * global memory (final) or local buffer `out`. R, ns, first and final are constants after
  * inlining. */
@@ -42,6 +109,10 @@ local_stage(const int R, const int ns, const int first, const int final, local c
             global const float2 *tw, idx_t b0, int T, float dir, float scale, int lid)
 {
     const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R;
+    float2 w[FFT_MAXR]; /* the R-th roots, for odd R: loaded once per stage */
+#pragma unroll
+    for (int e = 0; e < R; e++)
+        w[e] = (R & 1) && R > 2 ? root(tw, (idx_t)(e * unit), dir) : (float2)(1.0f, 0.0f);
     for (int g = lid; g < T * m; g += LWG) {
         const int tb = g / m, j = g - tb * m, k = j % ns;
         const idx_t gin = first ? batch_base(in_lay, b0 + tb) : 0;
@@ -49,33 +120,18 @@ local_stage(const int R, const int ns, const int first, const int final, local c
 #pragma unroll
         for (int r = 0; r < R; r++) {
             v[r] = first ? load_elem(src, in_lay, gin, FFT_N, j + r * m) : in[tb * FFT_N + j + r * m];
-            if (r > 0)
+            if (r > 0 && ns > 1)
                 v[r] = c_mul(v[r], root(tw, (idx_t)(r * k * step), dir));
         }
+        dft(R, v, w, dir);
         const int idx = (j / ns) * ns * R + k;
         const idx_t gout = final ? batch_base(out_lay, b0 + tb) : 0;
-        const float sc = final ? scale : 1.0f;
 #pragma unroll
         for (int q = 0; q < R; q++) {
-            float2 acc;
-            if (R == 1) {
-                acc = v[0];
-            } else if (R == 2) {
-                acc = q == 0 ? v[0] + v[1] : v[0] - v[1];
-            } else if (R == 4) {
-                const float2 a = v[0] + v[2], c = v[0] - v[2], bb = v[1] + v[3];
-                const float2 d = quarter(v[1] - v[3], dir);
-                acc = q == 0 ? a + bb : q == 1 ? c + d : q == 2 ? a - bb : c - d;
-            } else {
-                acc = v[0];
-#pragma unroll
-                for (int r = 1; r < R; r++)
-                    acc += c_mul(v[r], root(tw, (idx_t)(((r * q) % R) * unit), dir));
-            }
             if (final)
-                store_elem(dst, out_lay, gout, FFT_N, idx + q * ns, acc * sc);
+                store_elem(dst, out_lay, gout, FFT_N, idx + q * ns, v[q] * scale);
             else
-                out[tb * FFT_N + idx + q * ns] = acc;
+                out[tb * FFT_N + idx + q * ns] = v[q];
         }
     }
 }

@@ -306,7 +306,8 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
 }
 
 /* fft_local (cl_kernels/fft/fft_local.cl): every stage of a pass in one launch, through local
- * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices are at most LOCAL_MAXR.
+ * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices (local_factor) are at
+ * most LOCAL_MAXR.
  * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values (at most
  * 2 LOCAL_CAP x 8 = 32 KiB, less where the device's budget is smaller). CLT_FFT_LOCAL=0 keeps the
  * stage kernels (A/B runs). */
@@ -315,6 +316,33 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
 #define LOCAL_MAX_STAGES 12
 #define LOCAL_WG 256
 #define LOCAL_GROUPS_PER_CU 64 /* past this, groups loop over further transforms */
+
+/* fft_local's radices for n: 8s, then a 4 or a 2, then odd primes ascending (fewer stages, each a
+ * barrier and a pass through local memory, than factor()'s 4s). */
+static int local_factor(int64_t n, int *radix)
+{
+    int count = 0;
+    while (n % 8 == 0 && count < MAX_STAGES) {
+        radix[count++] = 8;
+        n /= 8;
+    }
+    if (n % 4 == 0) {
+        radix[count++] = 4;
+        n /= 4;
+    }
+    if (n % 2 == 0) {
+        radix[count++] = 2;
+        n /= 2;
+    }
+    for (int64_t p = 3; p * p <= n && count < MAX_STAGES; p += 2)
+        while (n % p == 0 && count < MAX_STAGES) {
+            radix[count++] = (int)p;
+            n /= p;
+        }
+    if (n > 1 && count < MAX_STAGES)
+        radix[count++] = (int)n;
+    return count;
+}
 
 /* Transforms per group of pass p's fft_local within ctx's local memory budget, or 0 when the
  * pass cannot use it (or, with `running`, when ctx runs CPU-style kernels or CLT_FFT_LOCAL=0). */
@@ -326,19 +354,22 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
     int64_t cap = LOCAL_CAP;
     while (cap > 1 && (size_t)cap * 2 * 8 > ctx->limits.local_mem_budget)
         cap /= 2;
-    if (p->n > cap || p->n < 2 || p->stages + 1 > LOCAL_MAX_STAGES)
+    if (p->n > cap || p->n < 2)
         return 0;
-    for (int j = 0; j < p->stages; j++)
-        if (p->radix[j] > LOCAL_MAXR)
+    int radix[MAX_STAGES], stages = local_factor(p->n, radix);
+    if (stages + 1 > LOCAL_MAX_STAGES)
+        return 0;
+    for (int j = 0; j < stages; j++)
+        if (radix[j] > LOCAL_MAXR)
             return 0;
     return (int)(cap / p->n);
 }
 
 /* fft_local's build options for pass p (T transforms per group): the radices, with an identity
  * stage after a single one (so that a local stage lies between the global read and write). */
-static void local_options(int64_t n, int stages, const int *radix, int T, int idx32, char *options,
-                          size_t size)
+static void local_options(int64_t n, int T, int idx32, char *options, size_t size)
 {
+    int radix[MAX_STAGES], stages = local_factor(n, radix);
     int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
     for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
         r[count++] = radix[j];
@@ -362,7 +393,7 @@ static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, 
     if (*T == 0)
         return CLT_SUCCESS;
     char options[256];
-    local_options(p->n, p->stages, p->radix, *T, idx32, options, sizeof options);
+    local_options(p->n, *T, idx32, options, sizeof options);
     clt_status st = clt__kernel_get(ctx, FFT_LOCAL_FAMILY, options, "fft_local", k);
     if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < LOCAL_WG)
         *k = NULL; /* registers: the device runs fewer items of it per group */
@@ -374,10 +405,9 @@ int clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *o
     ours_pass p;
     memset(&p, 0, sizeof p);
     p.n = n;
-    p.stages = factor(n, p.radix);
     int T = local_transforms(ctx, &p, 0);
     if (T)
-        local_options(n, p.stages, p.radix, T, idx32, options, size);
+        local_options(n, T, idx32, options, size);
     return T > 0;
 }
 
