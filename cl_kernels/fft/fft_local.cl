@@ -1,7 +1,7 @@
-/* Every stage of a pass of batched 1-D transforms in one launch, on GPUs: a work-group loads FFT_T
- * transforms of length FFT_N from global memory in its first stage, runs the middle stages between
- * two local buffers and writes the result in its last stage, so a pass reads and writes global
- * memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
+/* Every stage of a pass of batched 1-D transforms in one launch, on GPUs: a work-group copies FFT_T
+ * transforms of length FFT_N from global memory into local memory (adjacent items, adjacent
+ * elements), runs every stage between two local buffers and copies the result out, so a pass
+ * reads and writes global memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
  * stage: 4-5 times for lengths like 1000 = 4 2 5 5 5). The stage arithmetic is fft_stockham.cl's:
  * stage s (span ns, radix R) twists butterfly j's inputs x[j + r n / R] by w^(r k), k = j mod ns,
  * w = exp(dir 2 pi i / (ns R)), takes their R-point DFT (dft() below: closed forms for 2, 4 and 8,
@@ -12,11 +12,11 @@
  * are constants, so the divisions become multiplies and the butterflies' registers are indexed by
  * constants): one program per length, built at plan time and kept by the program cache, as VkFFT
  * generates its kernels. An in-place pass is safe: a group reads all of its transforms into local
- * memory before its last stage writes any of them (the host gives a one-stage length an identity
- * stage, radix 1, so that there always is a local stage between).
+ * memory before it writes any of them. The stages touch registers with constant indices only
+ * (a stage writing global memory itself kept a private array on gfx902: scratch).
  *
  * -D contract (src/ops/fft/fft_ours.c local_options): FFT_N the length, FFT_T transforms per group
- * (2 FFT_T FFT_N complex values of local memory), FFT_STAGES (2..FFT_MAX_STAGES) and radices
+ * (2 FFT_T FFT_N complex values of local memory), FFT_STAGES (1..FFT_MAX_STAGES) and radices
  * FFT_R0 .. FFT_R11 (1 past the last stage), FFT_MAXR the largest, LWG the exact group size,
  * FFT_IDX (common/fft_io.h).
  */
@@ -26,19 +26,18 @@
 #if !defined(FFT_N) || !defined(FFT_T) || !defined(FFT_STAGES) || !defined(FFT_MAXR) || !defined(LWG)
 #error "fft_local.cl needs FFT_N, FFT_T, FFT_STAGES, FFT_MAXR and LWG"
 #endif
-#if FFT_STAGES < 2 || FFT_STAGES > FFT_MAX_STAGES
-#error "FFT_STAGES must be 2 .. 12"
+#if FFT_STAGES < 1 || FFT_STAGES > FFT_MAX_STAGES
+#error "FFT_STAGES must be 1 .. 12"
 #endif
 
 /* Multiply by dir * i (a quarter turn in the transform's direction). */
 static inline float2 quarter(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
 
-/* The R-point DFT of v in place. w[e] = W^e, W = exp(dir 2 pi i / R) (odd R only). Closed forms for
- * 1, 2, 4 and 8 (two radix-4 halves joined by the 8th roots); odd R pairs inputs r and R - r, whose
- * roots are conjugate: with s = v_r + v_(R-r), d = v_r - v_(R-r), output q is
- * v_0 + sum s Re(W^rq) + i sum d Im(W^rq), and output R - q the same with - i (a quarter of the
- * direct sum's multiplications). */
-static inline __attribute__((always_inline)) void dft(const int R, float2 *v, const float2 *w, float dir)
+/* The R-point DFT of v in place for R = 2, 4 and 8 (two radix-4 halves joined by the 8th roots).
+ * No unroll pragmas here or in local_stage: R is a constant only once they are inlined, and a
+ * pragma'd loop optimised before that (runtime-unrolled, then marked done) kept v in scratch
+ * memory on gfx902; after inlining the loops have constant trip counts and unroll by themselves. */
+static inline __attribute__((always_inline)) void dft_even(const int R, float2 *v, float dir)
 {
     if (R == 2) {
         const float2 a = v[0];
@@ -46,7 +45,6 @@ static inline __attribute__((always_inline)) void dft(const int R, float2 *v, co
         v[1] = a - v[1];
     } else if (R == 4 || R == 8) {
         float2 o[8];
-#pragma unroll
         for (int h = 0; h < R / 4; h++) { /* DFT-4 of inputs h, h + R/4 .. (R = 8: the even, odd) */
             const int s = R / 4;
             const float2 a = v[h] + v[h + 2 * s], c = v[h] - v[h + 2 * s];
@@ -57,7 +55,6 @@ static inline __attribute__((always_inline)) void dft(const int R, float2 *v, co
             o[4 * h + 3] = c - d;
         }
         if (R == 4) {
-#pragma unroll
             for (int q = 0; q < 4; q++)
                 v[q] = o[q];
         } else {
@@ -74,68 +71,64 @@ static inline __attribute__((always_inline)) void dft(const int R, float2 *v, co
             v[3] = o[3] + t3;
             v[7] = o[3] - t3;
         }
-    } else if (R > 2) { /* odd */
-        float2 sum[FFT_MAXR / 2 + 1], dif[FFT_MAXR / 2 + 1];
-        float2 x0 = v[0];
-#pragma unroll
-        for (int r = 1; r <= R / 2; r++) {
-            sum[r] = v[r] + v[R - r];
-            dif[r] = v[r] - v[R - r];
-            x0 += sum[r];
-        }
-#pragma unroll
-        for (int q = 1; q <= R / 2; q++) {
-            float2 a = v[0], b = (float2)(0.0f, 0.0f);
-#pragma unroll
-            for (int r = 1; r <= R / 2; r++) {
-                const float2 wr = w[(r * q) % R];
-                a += sum[r] * wr.x;
-                b += dif[r] * wr.y;
-            }
-            const float2 ib = (float2)(-b.y, b.x); /* i b (w already carries dir) */
-            v[q] = a + ib;
-            v[R - q] = a - ib;
-        }
-        v[0] = x0;
     }
 }
 
-/* One stage for the group's T transforms: from global memory (first) or local buffer `in`, to
- * global memory (final) or local buffer `out`. R, ns, first and final are constants after
- * inlining. */
+/* One stage for the group's T transforms, local buffer `in` to local buffer `out`. R and ns are
+ * constants after inlining. Odd R > 2: inputs r and R - r have conjugate roots, so with
+ * s = v_r + v_(R-r) and d = v_r - v_(R-r) (kept in v's slots r and R - r), output q is
+ * v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output R - q the same with - i: a quarter of the
+ * direct sum's multiplications; the outputs go to local memory as they are made, and only the
+ * roots W^e for e <= R / 2 are kept (W^(R - e) is their conjugate), to save registers. */
 static inline __attribute__((always_inline)) void
-local_stage(const int R, const int ns, const int first, const int final, local const float2 *in,
-            local float2 *out, global const float *src, long8 in_lay, global float *dst, long8 out_lay,
-            global const float2 *tw, idx_t b0, int T, float dir, float scale, int lid)
+local_stage(const int R, const int ns, local const float2 *in, local float2 *out,
+            global const float2 *tw, int T, float dir, int lid)
 {
-    const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R;
-    float2 w[FFT_MAXR]; /* the R-th roots, for odd R: loaded once per stage */
-#pragma unroll
-    for (int e = 0; e < R; e++)
-        w[e] = (R & 1) && R > 2 ? root(tw, (idx_t)(e * unit), dir) : (float2)(1.0f, 0.0f);
+    const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R, odd = (R & 1) && R > 2;
+    float2 w[FFT_MAXR / 2 + 1]; /* W^e, e <= R / 2, for odd R: loaded once per stage */
+    for (int e = 0; e <= R / 2; e++)
+        w[e] = odd ? root(tw, (idx_t)(e * unit), dir) : (float2)(1.0f, 0.0f);
     for (int g = lid; g < T * m; g += LWG) {
         const int tb = g / m, j = g - tb * m, k = j % ns;
-        const idx_t gin = first ? batch_base(in_lay, b0 + tb) : 0;
         float2 v[FFT_MAXR];
-#pragma unroll
         for (int r = 0; r < R; r++) {
-            v[r] = first ? load_elem(src, in_lay, gin, FFT_N, j + r * m) : in[tb * FFT_N + j + r * m];
+            v[r] = in[tb * FFT_N + j + r * m];
             if (r > 0 && ns > 1)
                 v[r] = c_mul(v[r], root(tw, (idx_t)(r * k * step), dir));
         }
-        dft(R, v, w, dir);
-        const int idx = (j / ns) * ns * R + k;
-        const idx_t gout = final ? batch_base(out_lay, b0 + tb) : 0;
-#pragma unroll
-        for (int q = 0; q < R; q++) {
-            if (final)
-                store_elem(dst, out_lay, gout, FFT_N, idx + q * ns, v[q] * scale);
-            else
-                out[tb * FFT_N + idx + q * ns] = v[q];
+        const int idx = tb * FFT_N + (j / ns) * ns * R + k;
+        if (odd) {
+            float2 x0 = v[0];
+            for (int r = 1; r <= R / 2; r++) {
+                const float2 a = v[r], b = v[R - r];
+                v[r] = a + b;
+                v[R - r] = a - b;
+                x0 += v[r];
+            }
+            out[idx] = x0;
+            for (int q = 1; q <= R / 2; q++) {
+                float2 a = v[0], b = (float2)(0.0f, 0.0f);
+                for (int r = 1; r <= R / 2; r++) {
+                    const int e = (r * q) % R;
+                    const float2 wr = e <= R / 2 ? w[e] : (float2)(w[R - e].x, -w[R - e].y);
+                    a += v[r] * wr.x;
+                    b += v[R - r] * wr.y;
+                }
+                const float2 ib = (float2)(-b.y, b.x); /* i b (w carries dir) */
+                out[idx + q * ns] = a + ib;
+                out[idx + (R - q) * ns] = a - ib;
+            }
+        } else {
+            dft_even(R, v, dir);
+            for (int q = 0; q < R; q++)
+                out[idx + q * ns] = v[q];
         }
     }
 }
 
+#ifndef FFT_R1
+#define FFT_R1 1
+#endif
 #ifndef FFT_R2
 #define FFT_R2 1
 #endif
@@ -181,11 +174,11 @@ local_stage(const int R, const int ns, const int first, const int final, local c
 #define NS10 (NS9 * FFT_R9)
 #define NS11 (NS10 * FFT_R10)
 
-/* stage S reads buffer (S - 1) % 2 (a for even, b for odd) and writes buffer S % 2 */
+/* stage S reads buffer S % 2 (b for even, a for odd: the copy-in fills b) and writes the other */
 #define STAGE(S)                                                                                   \
     if (S < FFT_STAGES) {                                                                          \
-        local_stage(FFT_R##S, NS##S, S == 0, S == FFT_STAGES - 1, (S % 2) ? bufa : bufb,           \
-                    (S % 2) ? bufb : bufa, src, in_lay, dst, out_lay, tw, b0, T, dir, scale, lid);  \
+        local_stage(FFT_R##S, NS##S, (S % 2) ? bufa : bufb, (S % 2) ? bufb : bufa, tw, T, dir,     \
+                    lid);                                                                          \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
@@ -194,10 +187,18 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
           global const float2 *tw, long batch, float dir, float scale)
 {
     local float2 bufa[FFT_T * FFT_N], bufb[FFT_T * FFT_N];
+    /* the last stage's output: a after an odd number of stages, b after an even one */
+    local float2 *result = (FFT_STAGES % 2) ? bufa : bufb;
     const int lid = (int)get_local_id(0);
     for (idx_t b0 = (idx_t)get_group_id(0) * FFT_T; b0 < (idx_t)batch;
          b0 += (idx_t)get_num_groups(0) * FFT_T) {
         const int T = (int)min((idx_t)FFT_T, (idx_t)batch - b0);
+        /* copy-in: the group's transforms, element by element (adjacent items, adjacent elements) */
+        for (int t = lid; t < T * FFT_N; t += LWG) {
+            const int tb = t / FFT_N, e = t - tb * FFT_N;
+            bufb[t] = load_elem(src, in_lay, batch_base(in_lay, b0 + tb), FFT_N, e);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
         STAGE(0)
         STAGE(1)
         STAGE(2)
@@ -210,5 +211,11 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
         STAGE(9)
         STAGE(10)
         STAGE(11)
+        /* copy-out, scaled; the next round's copy-in waits at the barrier below */
+        for (int t = lid; t < T * FFT_N; t += LWG) {
+            const int tb = t / FFT_N, e = t - tb * FFT_N;
+            store_elem(dst, out_lay, batch_base(out_lay, b0 + tb), FFT_N, e, result[t] * scale);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 }

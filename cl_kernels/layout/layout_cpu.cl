@@ -16,7 +16,7 @@
  */
 #include "common/strided.h"
 
-/* layout_pad_rows' rows per item: src/ops/layout/layout_internal.h's LT_ROWS_PER_ITEM */
+/* rows per item of layout_copy_rows and layout_pad_rows: layout_internal.h's LT_ROWS_PER_ITEM */
 #define LT_ROWS_PER_ITEM 8
 
 #define SUM_ACC(q) float16 acc##q = (float16)(0.0f);
@@ -54,6 +54,70 @@ __kernel void layout_sum_leading_cpu64(__global float *dst, __global const float
             for (long r = 0; r < rows; r++)
                 acc += src[a_off + r * cols + j];
             dst[b_off + j] = acc;
+        }
+    }
+}
+
+/* layout_copy_rows, the strided copy for CPUs: one item per LT_ROWS_PER_ITEM consecutive rows of the last axis (rows = count /
+ * shape[last]; the host launches ceil(rows / LT_ROWS_PER_ITEM) items). The first row's coordinates
+ * come from divisions, the next rows step along the axis before the last (one division chain per
+ * row was most of permute_0213/8x1024x8x64's time: 64-element rows); each row is a strided loop,
+ * in 16-wide chunks when both sides have unit stride along it. */
+/* Offsets of row r (a, b) and its coordinate along axis last - 1 (*c1; 0 when last == 0). */
+static inline void copy_row_start(const clt_sd *s, int last, long r, long *a, long *b, long *c1)
+{
+    long q = r, ao = s->a_off, bo = s->b_off;
+    *c1 = 0;
+#pragma unroll
+    for (int d = CLT_SD_MAX - 2; d >= 0; d--) {
+        if (d >= last)
+            continue;
+        long m = s->shape[d], t = q / m, c = q - t * m;
+        ao += c * s->a[d];
+        bo += c * s->b[d];
+        if (d == last - 1)
+            *c1 = c;
+        q = t;
+    }
+    *a = ao;
+    *b = bo;
+}
+
+__kernel void layout_copy_rows(__global uint *dst, __global const uint *src, clt_sd s)
+{
+    const int last = (int)s.ndim - 1;
+    const long n = CLT_SD_PICK(s.shape, last), rows = s.count / n;
+    const long sa = CLT_SD_PICK(s.a, last), sb = CLT_SD_PICK(s.b, last);
+    const int prev = last > 0 ? last - 1 : 0;
+    const long n1 = last > 0 ? CLT_SD_PICK(s.shape, prev) : 1;
+    const long a1 = CLT_SD_PICK(s.a, prev), b1 = CLT_SD_PICK(s.b, prev);
+    const long groups = (rows + LT_ROWS_PER_ITEM - 1) / LT_ROWS_PER_ITEM;
+    for (long g = get_global_id(0); g < groups; g += get_global_size(0)) {
+        long r = g * LT_ROWS_PER_ITEM, a, b, c1;
+        const long rend = min(r + LT_ROWS_PER_ITEM, rows);
+        copy_row_start(&s, last, r, &a, &b, &c1);
+        for (;;) {
+            long j = 0;
+            if (sa == 1 && sb == 1)
+                for (; j + 16 <= n; j += 16)
+                    vstore16(vload16(0, src + a + j), 0, dst + b + j);
+            if (sa == 2 && sb == 1) /* a step-2 slice: 32 loaded, the even 16 kept; the last
+                                     * chunk's odd element stays inside the row (j + 17 <= n) */
+                for (; j + 17 <= n; j += 16)
+                    vstore16(shuffle2(vload16(0, src + a + 2 * j), vload16(0, src + a + 2 * j + 16),
+                                      (uint16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26,
+                                               28, 30)),
+                             0, dst + b + j);
+            for (; j < n; j++)
+                dst[b + j * sb] = src[a + j * sa];
+            if (++r >= rend)
+                break;
+            if (++c1 < n1) {
+                a += a1;
+                b += b1;
+            } else {
+                copy_row_start(&s, last, r, &a, &b, &c1);
+            }
         }
     }
 }

@@ -357,7 +357,7 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
     if (p->n > cap || p->n < 2)
         return 0;
     int radix[MAX_STAGES], stages = local_factor(p->n, radix);
-    if (stages + 1 > LOCAL_MAX_STAGES)
+    if (stages > LOCAL_MAX_STAGES)
         return 0;
     for (int j = 0; j < stages; j++)
         if (radix[j] > LOCAL_MAXR)
@@ -365,16 +365,13 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
     return (int)(cap / p->n);
 }
 
-/* fft_local's build options for pass p (T transforms per group): the radices, with an identity
- * stage after a single one (so that a local stage lies between the global read and write). */
+/* fft_local's build options for a pass of length n (T transforms per group): its radices. */
 static void local_options(int64_t n, int T, int idx32, char *options, size_t size)
 {
     int radix[MAX_STAGES], stages = local_factor(n, radix);
     int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
     for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
         r[count++] = radix[j];
-    if (count == 1)
-        r[count++] = 1;
     int len = snprintf(options, size, "-DFFT_N=%lld -DFFT_T=%d -DFFT_STAGES=%d -DLWG=%d -DFFT_IDX=%s",
                        (long long)n, T, count, LOCAL_WG, idx32 ? "int" : "long");
     for (int j = 0; j < count && len > 0 && (size_t)len < size; j++) {

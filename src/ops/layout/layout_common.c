@@ -129,7 +129,7 @@ static clt_status copy_generic(clt_context *ctx, cl_mem dst, cl_mem src, const c
     if (clt__cpu_style(ctx)) {
         clt__sd v = *s;
         source_order(&v);
-        if ((st = clt__kernel_get(ctx, CLT__LAYOUT_FAMILY, "", "layout_copy_rows", &k)))
+        if ((st = clt__kernel_get(ctx, "layout_cpu", "", "layout_copy_rows", &k)))
             return st;
         if ((st = clt__sd_set_args(ctx, k, dst, src, &v, who)))
             return st;

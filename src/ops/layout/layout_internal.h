@@ -22,7 +22,7 @@ clt_status clt__layout_run(clt_context *ctx, const char *name, cl_mem dst, cl_me
 /* Copy box s (src strides a, dst strides b) with the generic or the tiled transpose kernel. */
 clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who);
 
-/* layout.cl's layout_copy_rows and layout_cpu.cl's layout_pad_rows: consecutive rows per work
+/* layout_cpu.cl's layout_copy_rows and layout_pad_rows: consecutive rows per work
  * item (the kernels' LT_ROWS_PER_ITEM) */
 #define LT_ROWS_PER_ITEM 8
 
