@@ -245,6 +245,20 @@ static void stage_options(char *options, size_t size, int radix, int idx32, int 
              idx32 ? "int" : "long", rows ? " -DFFT_ROWS=1" : "");
 }
 
+/* Arguments 0-4 of fft_stage and fft_local: source and its layout, destination and its layout,
+ * the twiddle table. */
+static clt_status set_io_args(clt_context *ctx, cl_kernel k, cl_mem src, cl_long8 src_lay, cl_mem dst,
+                              cl_long8 dst_lay, cl_mem tw, const char *who)
+{
+    clt_status st;
+    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)))
+        return st;
+    return clt__set_arg(ctx, k, 4, sizeof tw, &tw, who);
+}
+
 static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, cl_mem dst,
                                cl_long8 dst_lay, cl_mem tw, int64_t n, int64_t ns, int radix,
                                int64_t batch, float dir, float scale, int idx32, const char *who)
@@ -257,11 +271,7 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
     if (st != CLT_SUCCESS)
         return st;
     cl_long cn = n, cns = ns, cr = radix, cb = batch;
-    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
-        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
-        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
-        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof tw, &tw, who)) ||
+    if ((st = set_io_args(ctx, k, src, src_lay, dst, dst_lay, tw, who)) ||
         (st = clt__set_arg(ctx, k, 5, sizeof cn, &cn, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof cns, &cns, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof cr, &cr, who)) ||
@@ -414,11 +424,7 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src,
 {
     cl_long cb = batch;
     clt_status st;
-    if ((st = clt__set_arg(ctx, k, 0, sizeof src, &src, who)) ||
-        (st = clt__set_arg(ctx, k, 1, sizeof src_lay, &src_lay, who)) ||
-        (st = clt__set_arg(ctx, k, 2, sizeof dst, &dst, who)) ||
-        (st = clt__set_arg(ctx, k, 3, sizeof dst_lay, &dst_lay, who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof tw, &tw, who)) ||
+    if ((st = set_io_args(ctx, k, src, src_lay, dst, dst_lay, tw, who)) ||
         (st = clt__set_arg(ctx, k, 5, sizeof cb, &cb, who)) ||
         (st = clt__set_arg(ctx, k, 6, sizeof dir, &dir, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof scale, &scale, who)))
