@@ -2,8 +2,7 @@
  * tuning file yet); the measurements behind each row are in ../shared/notes/fft-h200.md and the
  * fft bench suite.
  *   GPU (NVIDIA, AMD, Intel): VkFFT first (cuFFT parity on the H200 for powers of two and 2-D/3-D,
- *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels; ours first for
- *     lengths fft_local serves that have a prime factor above 13 (below).
+ *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
  *   CPU (POCL): the first rule, before fft_rows had lanes: VkFFT when every axis is at most
  *     CPU_VKFFT_MAX_AXIS long and has no prime factor above 13 (VkFFT's Bluestein path is slower
  *     than our direct odd radices there), else ours. Measured
@@ -38,21 +37,13 @@ int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_
         order[count++] = CLT_FFT_OURS;
         return count;
     }
-    /* GPUs: ours first when every axis fits fft_local and one has a prime factor above 13, which
-     * VkFFT serves by Bluestein (H200, batched 85 = 5 x 17, 512 MiB: ours 599.6 us, VkFFT 1014.6,
-     * cuFFT 261.2); VkFFT first everywhere else (ours 356-596 us on batched 64-2048, 441 at 1000,
-     * 468 at 1536, where VkFFT takes 262-306 and 398). */
-    int local_all = 1, beyond13 = 0;
-    char opts[256];
-    for (int a = 0; a < key->rank; a++) {
-        local_all &= clt__fft_local_variant(ctx, key->n[a], 1, opts, sizeof opts);
-        beyond13 |= clt__fft_largest_prime(key->n[a]) > 13;
-    }
-    if (local_all && beyond13)
-        order[count++] = CLT_FFT_OURS;
+    /* GPUs: VkFFT first. Our fft_local beat it at batched 85 = 5 x 17 (which VkFFT serves by
+     * Bluestein) in its first form (H200, 512 MiB: 599.6 us, VkFFT 1014.6, cuFFT 261.2), but the
+     * form kept (copies in and out through local memory, no scratch on gfx902) measured 1.4-1.5x
+     * slower than that one on batched 64-256 and is unmeasured at 85: ours stays second until it
+     * is measured there (bench/RESULTS.md, fft). */
     if (clt__fft_vkfft_available())
         order[count++] = CLT_FFT_VKFFT;
-    if (!(local_all && beyond13))
-        order[count++] = CLT_FFT_OURS;
+    order[count++] = CLT_FFT_OURS;
     return count;
 }
