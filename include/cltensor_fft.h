@@ -22,8 +22,10 @@
  *
  * Backends (CLT_FFT_IMPL or clt_fft_desc.impl: "ours", "clfft", "vkfft", "auto"): each plan is served by
  * one of them, chosen by a built-in table per device class (src/ops/fft/fft_table.c) when "auto"
- * (GPUs: VkFFT, else ours; CPUs: VkFFT for axes up to 8192
- * with prime factors up to 13, else ours; VkFFT only where it can serve);
+ * (GPUs: VkFFT, else ours; CPUs: ours, but VkFFT for real 2-D/3-D transforms whose axes are at most
+ * 8192 with prime factors up to 13; VkFFT only where it can serve). Ours on GPUs runs a pass of lengths
+ * up to 2048 with prime factors up to 17 in one launch through local memory, others one launch per
+ * radix stage;
  * clt_fft_plan_backend names the one in force. A forced backend that cannot serve a plan (clFFT: lengths
  * with a prime factor above 13; VkFFT: not built in) gives CLT_ERR_UNSUPPORTED.
  *

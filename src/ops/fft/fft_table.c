@@ -39,7 +39,7 @@ int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_
     }
     /* GPUs: VkFFT first. Our fft_local beat it at batched 85 = 5 x 17 (which VkFFT serves by
      * Bluestein) in its first form (H200, 512 MiB: 599.6 us, VkFFT 1014.6, cuFFT 261.2), but the
-     * form kept (copies in and out through local memory, no scratch on gfx902) measured 1.4-1.5x
+     * form kept (copies in and out through local memory, no scratch on gfx902) measured 1.3-1.6x
      * slower than that one on batched 64-256 and is unmeasured at 85: ours stays second until it
      * is measured there (bench/RESULTS.md, fft). */
     if (clt__fft_vkfft_available())
