@@ -167,6 +167,47 @@ static inline void dft_output_x4(const float4 *vr, const float4 *vi, int radix, 
     *ai = si;
 }
 
+/* All R outputs of an odd radix-R DFT, four butterflies in lanes, into (outr, outi): inputs r and R - r
+ * have conjugate roots, so with s = v_r + v_(R-r), d = v_r - v_(R-r) output q is
+ * v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output R - q the same with - i: a quarter of
+ * dft_output_x4's multiplications and half its root loads (W = tw[unit], W^e = tw[e unit]). */
+static inline void dft_odd_x4(const float4 *vr, const float4 *vi, int radix, global const float2 *tw,
+                              idx_t unit, float dir, float4 *outr, float4 *outi)
+{
+    float4 sr[ROW_REGS / 2 + 1], si[ROW_REGS / 2 + 1], dr[ROW_REGS / 2 + 1], di[ROW_REGS / 2 + 1];
+    float4 xr = vr[0], xi = vi[0];
+    const int h = radix / 2;
+    for (int r = 1; r <= h; r++) {
+        sr[r] = vr[r] + vr[radix - r];
+        si[r] = vi[r] + vi[radix - r];
+        dr[r] = vr[r] - vr[radix - r];
+        di[r] = vi[r] - vi[radix - r];
+        xr += sr[r];
+        xi += si[r];
+    }
+    outr[0] = xr;
+    outi[0] = xi;
+    for (int q = 1; q <= h; q++) {
+        float4 ar = vr[0], ai = vi[0], br = (float4)(0.0f), bi = (float4)(0.0f);
+        int e = 0; /* r q mod radix */
+        for (int r = 1; r <= h; r++) {
+            e += q;
+            if (e >= radix)
+                e -= radix;
+            const float2 w = root(tw, e * unit, dir);
+            ar += sr[r] * w.x;
+            ai += si[r] * w.x;
+            br += dr[r] * w.y;
+            bi += di[r] * w.y;
+        }
+        /* i b = (-bi, br) */
+        outr[q] = ar - bi;
+        outi[q] = ai + br;
+        outr[radix - q] = ar + bi;
+        outi[radix - q] = ai - br;
+    }
+}
+
 static inline void row_radix4_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m,
                                  idx_t ns, idx_t k, idx_t step, float dir, float sc)
 {
@@ -219,6 +260,13 @@ static inline void row_any_x4(global const float *pa, global float *pc, global c
         }
     }
     idx_t unit = n / radix;
+    if (radix & 1) {
+        float4 outr[ROW_REGS], outi[ROW_REGS];
+        dft_odd_x4(vr, vi, radix, tw, unit, dir, outr, outi);
+        for (int q = 0; q < radix; q++)
+            vstore8(join4(outr[q], outi[q]) * sc, 0, pc + 2 * q * ns);
+        return;
+    }
     for (int q = 0; q < radix; q++) {
         float4 ar, ai;
         dft_output_x4(vr, vi, radix, q, tw, unit, dir, &ar, &ai);
@@ -262,6 +310,13 @@ static inline void row_first_x4(global const float *pa, int real, global float *
         return;
     }
     idx_t unit = n / radix;
+    if (radix & 1) {
+        float4 outr[ROW_REGS], outi[ROW_REGS];
+        dft_odd_x4(vr, vi, radix, tw, unit, dir, outr, outi);
+        for (int q = 0; q < radix; q++)
+            store_first4(pc, radix, q, outr[q] * sc, outi[q] * sc);
+        return;
+    }
     for (int q = 0; q < radix; q++) {
         float4 ar, ai;
         dft_output_x4(vr, vi, radix, q, tw, unit, dir, &ar, &ai);
