@@ -14,17 +14,18 @@
  * Work split inside a group (WG = COLS * NR items): item (r, j), j = lid % COLS the output column,
  * r = lid / COLS; it owns the PPI points r, r + NR, ... of the tile (TP = NR * PPI), so the
  * accumulators are a private array indexed by unrolled constants and a column of W is read once
- * per k for PPI points (W row-major [in][out]: consecutive items read consecutive words), the
- * activations 4 at a time (one float4 local read feeds 4 FMAs). The weight gradients: item
- * (k quad, j) sums 4 rows of [A_l 1]^T G over the tile's points (the ones column at A_l's
- * column K makes the bias row the last row, as in the flat layout W then b).
+ * per k for PPI points (W row-major [in][out]: consecutive items read consecutive words; KC rows
+ * per chunk in registers, the next chunk in flight), the activations 4 at a time (one float4
+ * local read feeds 4 FMAs). The backward's input gradient reads rows of W through local chunks
+ * of BWC columns; its weight gradient gives each item 4 x 4 blocks of dW (layer_bwd).
  *
  * -D contract: WG, COLS (>= every width, a power of two), PPI, NL (layers), IN_DIM (input
  * coordinates), ENC (0 identity, 1 Fourier: width 0 = 2F, B [IN_DIM][F]), MLP_W (NL + 1 widths,
  * comma list), MLP_ACT (NL activation codes: 0 identity, 1 tanh, 2 relu, 3 sigmoid, 4 silu),
  * MLP_POFF (NL parameter offsets: layer l's W [in][out] then b [out]), MLP_SOFF (NL + 1 scratch
  * offsets per tile, in floats, of each layer's input block y and, for silu layers, z), SCRATCH
- * (floats of scratch per group), NPARAMS; CLT_REQD (common/fixed_group.h).
+ * (floats of scratch per group), NPARAMS, KC (weight rows per forward chunk), BWC (weight columns
+ * per backward chunk); CLT_REQD (common/fixed_group.h).
  */
 #ifndef WG /* defaults: the PINN of BENCHMARKS.md, so the file also builds on its own */
 #define WG 256
@@ -39,6 +40,8 @@
 #define MLP_SOFF 0, 4096, 8192, 12288, 16384
 #define SCRATCH (16384 + 4 * 32 * 128)
 #define NPARAMS 49794
+#define KC 32
+#define BWC 16
 #endif
 /* On NVIDIA the host rebuilds a variant without the attribute (-DCLT_REQD=0) when ptxas spilled
  * with it (common/fixed_group.h, src/program/fixed_group_build.c): with it ptxas lowers mlp_train
@@ -49,8 +52,13 @@
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
 #define NR (WG / COLS)
-#define LDA (COLS + 4) /* local row stride: room for the ones column of the bias gradient, and
-                          float4-aligned rows */
+#define LDA (COLS + 4) /* local row stride: float4-aligned rows; the weight gradient's 4-wide
+                          blocks read up to 3 columns past a width */
+#define LDW (BWC + 1)  /* the staged weight chunk's row stride: conflict-free row reads */
+
+#if KC % 4 != 0 || BWC % 4 != 0 || BWC > COLS
+#error "KC and BWC must be multiples of 4, BWC at most COLS"
+#endif
 
 #if WG % COLS != 0
 #error "WG must be a multiple of COLS"
@@ -116,7 +124,11 @@ static inline void encode_tile(__global const float *x, __global const float *B,
 }
 
 /* Layer l of the tile: nxt = act(cur W_l + b_l). With a scratch pointer the layer's input block
- * is saved there first (the backward's A_l) and, for silu layers, z of the output. */
+ * is saved there first (the backward's A_l) and, for silu layers, z of the output.
+ * Item (r, j) reads column j of W in chunks of KC rows: all KC loads of a chunk are issued at once
+ * and the next chunk's are in flight while this one's FMAs run. One load per k (as before this
+ * change) left a group waiting for L2 once per 4 rows: 32 round trips per 128-wide layer, which
+ * made a small tile's step latency-bound (issue 19). */
 static inline void layer_fwd(int l, __global const float *params, __local const float *cur,
                              __local float *nxt, __global float *scr)
 {
@@ -132,7 +144,33 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
 #pragma unroll
         for (int i = 0; i < PPI; i++)
             acc[i] = b;
-        int k = 0;
+        const int full = K / KC * KC;
+        float wn[KC];
+        if (full > 0)
+#pragma unroll
+            for (int t = 0; t < KC; t++)
+                wn[t] = W[t * O + j];
+        for (int k0 = 0; k0 < full; k0 += KC) {
+            float w[KC];
+#pragma unroll
+            for (int t = 0; t < KC; t++)
+                w[t] = wn[t];
+            if (k0 + KC < full)
+#pragma unroll
+                for (int t = 0; t < KC; t++)
+                    wn[t] = W[(k0 + KC + t) * O + j];
+#pragma unroll
+            for (int t = 0; t < KC; t += 4)
+#pragma unroll
+                for (int i = 0; i < PPI; i++) {
+                    const float4 av = *(__local const float4 *)(cur + (r + i * NR) * LDA + k0 + t);
+                    acc[i] = fma(av.x, w[t], acc[i]);
+                    acc[i] = fma(av.y, w[t + 1], acc[i]);
+                    acc[i] = fma(av.z, w[t + 2], acc[i]);
+                    acc[i] = fma(av.w, w[t + 3], acc[i]);
+                }
+        }
+        int k = full;
         for (; k + 4 <= K; k += 4) {
             const float w0 = W[k * O + j], w1 = W[(k + 1) * O + j], w2 = W[(k + 2) * O + j],
                         w3 = W[(k + 3) * O + j];
@@ -200,78 +238,128 @@ mlp_forward(__global const float *x, __global const float *B, __global const flo
     }
 }
 
-/* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output) in g, the layer's
- * input A_l (saved by the forward) staged into a; adds [A_l 1]^T G into the group's partial slice
- * (set = the first tile: write), then for l > 0 the input gradient dL/dz of layer l - 1 into a. */
+/* The staged weights of one backward chunk: item lid's share of W_l[:, o0 .. o0 + BWC) (k-major,
+ * zeros past K or O), as registers, so that the next chunk's loads are in flight while the
+ * current one is used. */
+#define SPI ((COLS * BWC + WG - 1) / WG)
+static inline void chunk_load(__global const float *W, int K, int O, int o0, float *v)
+{
+    const int lid = get_local_id(0);
+#pragma unroll
+    for (int s = 0; s < SPI; s++) {
+        const int e = lid + s * WG, k = e / BWC, o = o0 + e % BWC;
+        v[s] = e < COLS * BWC && k < K && o < O ? W[k * O + o] : 0.0f;
+    }
+}
+
+static inline void chunk_store(__local float *wl, const float *v)
+{
+    const int lid = get_local_id(0);
+#pragma unroll
+    for (int s = 0; s < SPI; s++) {
+        const int e = lid + s * WG;
+        if (e < COLS * BWC)
+            wl[(e / BWC) * LDW + e % BWC] = v[s];
+    }
+}
+
+/* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output; columns O .. COLS - 1
+ * zero) in g, the layer's input A_l (saved by the forward) staged into a; adds the weight and bias
+ * gradients into the group's partial slice (set = the first tile: write), then for l > 0 the input
+ * gradient dL/dz of layer l - 1 into a (zeros past its width).
+ * The weight gradient: item e owns a 4 x 4 block of dW (rows 4 kq.., columns 4 oq..): per point one
+ * float4 of A and one of G feed 16 FMAs. The input gradient reads W_l row-wise, which the row-major
+ * layout does not coalesce: chunks of BWC columns are staged through local memory (wl, stride
+ * LDW = BWC + 1: item j's row reads are conflict-free) with the next chunk's loads in flight. */
 static inline void layer_bwd(int l, __global const float *params, __local float *g,
-                             __local float *a, __global const float *scr, __global float *part,
-                             int set)
+                             __local float *a, __local float *wl, __global const float *scr,
+                             __global float *part, int set)
 {
     const int K = widths[l], O = widths[l + 1];
     const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
-    for (int q = lid; q < TP * (K + 1); q += WG) { /* A_l and its ones column K */
-        const int p = q / (K + 1), c = q - p * (K + 1);
-        a[p * LDA + c] = c < K ? scr[soff[l] + p * K + c] : 1.0f;
+    __global const float *W = params + poff[l];
+    float pre[SPI];
+    if (l > 0) /* the first chunk's loads overlap the weight gradient */
+        chunk_load(W, K, O, 0, pre);
+    for (int q = lid; q < TP * K; q += WG) {
+        const int p = q / K, c = q - p * K;
+        a[p * LDA + c] = scr[soff[l] + q];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* weight gradients: item (quad kq, column jj) owns rows 4 kq .. 4 kq + 3 (row K: the bias) */
-    const int quads = (K + 4) / 4;
-    for (int e = lid; e < quads * O; e += WG) {
-        const int kq = e / O, jj = e - kq * O;
-        float4 s = (float4)(0.0f);
+    __global float *dW = part + poff[l];
+    const int KQ = (K + 3) / 4, OQ = (O + 3) / 4;
+    for (int e = lid; e < KQ * OQ; e += WG) {
+        const int kq = e / OQ, oq = e - kq * OQ;
+        float4 s0 = (float4)(0.0f), s1 = s0, s2 = s0, s3 = s0;
         for (int p = 0; p < TP; p++) {
-            const float gv = g[p * LDA + jj];
             const float4 av = *(__local const float4 *)(a + p * LDA + 4 * kq);
-            s = fma(av, (float4)(gv), s);
+            const float4 gv = *(__local const float4 *)(g + p * LDA + 4 * oq);
+            s0 = fma((float4)(av.x), gv, s0);
+            s1 = fma((float4)(av.y), gv, s1);
+            s2 = fma((float4)(av.z), gv, s2);
+            s3 = fma((float4)(av.w), gv, s3);
         }
-        __global float *d = part + poff[l] + 4 * kq * O + jj;
-        const float sv[4] = {s.x, s.y, s.z, s.w};
+        const float4 rows[4] = {s0, s1, s2, s3};
 #pragma unroll
-        for (int r4 = 0; r4 < 4; r4++)
-            if (4 * kq + r4 <= K)
-                d[r4 * O] = set ? sv[r4] : d[r4 * O] + sv[r4];
+        for (int r4 = 0; r4 < 4; r4++) {
+            const int k = 4 * kq + r4;
+            if (k >= K)
+                break;
+            const float sv[4] = {rows[r4].x, rows[r4].y, rows[r4].z, rows[r4].w};
+            __global float *d = dW + k * O + 4 * oq;
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                if (4 * oq + c < O)
+                    d[c] = set ? sv[c] : d[c] + sv[c];
+        }
+    }
+    for (int o = lid; o < O; o += WG) { /* the bias: the flat layout's row K */
+        float s = 0.0f;
+        for (int p = 0; p < TP; p++)
+            s += g[p * LDA + o];
+        dW[K * O + o] = set ? s : dW[K * O + o] + s;
     }
     if (l == 0)
         return;
     /* input gradient: item (r, k = j) */
     const int ap = acts[l - 1];
-    __global const float *W = params + poff[l];
     float acc[PPI];
 #pragma unroll
     for (int i = 0; i < PPI; i++)
         acc[i] = 0.0f;
-    if (j < K) {
-        int o = 0;
-        for (; o + 4 <= O; o += 4) {
-            const float w0 = W[j * O + o], w1 = W[j * O + o + 1], w2 = W[j * O + o + 2],
-                        w3 = W[j * O + o + 3];
+    for (int o0 = 0; o0 < O; o0 += BWC) {
+        chunk_store(wl, pre);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (o0 + BWC < O)
+            chunk_load(W, K, O, o0 + BWC, pre);
+        if (j < K) {
+            __local const float *wr = wl + j * LDW;
 #pragma unroll
-            for (int i = 0; i < PPI; i++) {
-                const float4 gv = *(__local const float4 *)(g + (r + i * NR) * LDA + o);
-                acc[i] = fma(gv.x, w0, acc[i]);
-                acc[i] = fma(gv.y, w1, acc[i]);
-                acc[i] = fma(gv.z, w2, acc[i]);
-                acc[i] = fma(gv.w, w3, acc[i]);
+            for (int t = 0; t < BWC; t += 4) {
+                const float w0 = wr[t], w1 = wr[t + 1], w2 = wr[t + 2], w3 = wr[t + 3];
+#pragma unroll
+                for (int i = 0; i < PPI; i++) {
+                    const float4 gv = *(__local const float4 *)(g + (r + i * NR) * LDA + o0 + t);
+                    acc[i] = fma(gv.x, w0, acc[i]);
+                    acc[i] = fma(gv.y, w1, acc[i]);
+                    acc[i] = fma(gv.z, w2, acc[i]);
+                    acc[i] = fma(gv.w, w3, acc[i]);
+                }
             }
         }
-        for (; o < O; o++) {
-            const float w = W[j * O + o];
-#pragma unroll
-            for (int i = 0; i < PPI; i++)
-                acc[i] = fma(g[(r + i * NR) * LDA + o], w, acc[i]);
-        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (j < K)
 #pragma unroll
         for (int i = 0; i < PPI; i++) {
             const int p = r + i * NR;
             const float z = ap == 4 ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + j] : 0.0f;
             acc[i] *= act_grad(ap, a[p * LDA + j], z);
         }
-    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (j < K)
 #pragma unroll
-        for (int i = 0; i < PPI; i++)
-            a[(r + i * NR) * LDA + j] = acc[i];
+    for (int i = 0; i < PPI; i++) /* every column: zeros past K for the next layer's chunks */
+        a[(r + i * NR) * LDA + j] = acc[i];
     barrier(CLK_LOCAL_MEM_FENCE);
 }
 
@@ -283,8 +371,8 @@ mlp_train(__global const float *x, __global const float *B, __global const float
 {
     x += off.s0; /* element offsets of the caller's x and target */
     target += off.s1;
-    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4];
-    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
+    __local float4 lb[2 * (TP * LDA / 4) + (COLS * LDW + 3) / 4]; /* 2 activation tiles, W chunk */
+    __local float *buf0 = (__local float *)lb, *buf1 = buf0 + TP * LDA, *wl = buf1 + TP * LDA;
     const int lid = get_local_id(0), O = widths[NL], aout = acts[NL - 1];
     const long G = get_num_groups(0), g = get_group_id(0);
     __global float *scr = scratch + g * SCRATCH;
@@ -293,11 +381,11 @@ mlp_train(__global const float *x, __global const float *B, __global const float
     for (long t = g; t * TP < n; t += G) {
         const long first = t * TP;
         __local float *out = forward_tile(x, B, sc.x, params, first, n, buf0, buf1, scr);
-        /* dL/dz of the output layer, in place; padding rows give 0 */
-        for (int q = lid; q < TP * O; q += WG) {
-            const int p = q / O, c = q - p * O;
+        /* dL/dz of the output layer, in place; padding rows and columns past O give 0 */
+        for (int q = lid; q < TP * COLS; q += WG) {
+            const int p = q / COLS, c = q - p * COLS;
             float d = 0.0f;
-            if (first + p < n) {
+            if (c < O && first + p < n) {
                 const float yv = out[p * LDA + c];
                 const float e = yv - target[(first + p) * O + c];
                 const float z = aout == 4 ? scr[soff[NL] + (NL - 1) * TP * COLS + p * COLS + c] : 0.0f;
@@ -309,7 +397,7 @@ mlp_train(__global const float *x, __global const float *B, __global const float
         barrier(CLK_LOCAL_MEM_FENCE);
         __local float *gb = out, *ab = out == buf0 ? buf1 : buf0;
         for (int l = NL - 1; l >= 0; l--) {
-            layer_bwd(l, params, gb, ab, scr, part, t == g);
+            layer_bwd(l, params, gb, ab, wl, scr, part, t == g);
             __local float *tmp = gb;
             gb = ab, ab = tmp;
         }

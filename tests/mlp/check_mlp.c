@@ -32,6 +32,9 @@ static const net_case cases[] = {
     {2, 64, 4, {128, 128, 128, 2}, {CLT_TANH, CLT_TANH, CLT_TANH, CLT_IDENTITY}, CLT_MLP_ADAM, 200},
     {5, 0, 2, {16, 3}, {CLT_SILU, CLT_TANH}, CLT_MLP_ADAM, 10000},
     {1, 4, 1, {5}, {CLT_IDENTITY}, CLT_MLP_SGD, 13},
+    /* widths off every chunk (KC 32/64, BWC 4-64) and 4-wide block: remainder rows, masked dW
+     * blocks, partial weight chunks; 1031 points: several tiles per group on every device */
+    {3, 0, 4, {100, 37, 7, 3}, {CLT_TANH, CLT_SILU, CLT_RELU, CLT_IDENTITY}, CLT_MLP_ADAM, 1031},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 

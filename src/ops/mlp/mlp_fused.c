@@ -11,6 +11,7 @@
 #include "tensor/tensor.h"
 
 #define FUSED_FAMILY "mlp_fused"
+#define FUSED_LOCAL_CAP (32u * 1024u) /* bytes of local memory off NVIDIA (fused_options) */
 
 static int act_code(clt_unary_op a)
 {
@@ -79,17 +80,40 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
         ppi = ppi_want;
     if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
         ppi = atoi(eppi);
+    /* weight rows per forward chunk, weight columns per backward chunk (mlp_fused.cl): small tiles
+     * are latency-bound and have registers to spare, so they take wide chunks (fewer round trips);
+     * CLT_MLP_KC / CLT_MLP_BWC override them (measurements only) */
+    const char *ekc = getenv("CLT_MLP_KC"), *ebwc = getenv("CLT_MLP_BWC");
+    int kc = ppi <= 2 ? 64 : 32, bwc = ppi <= 2 ? 64 : 16;
+    if (ekc && atoi(ekc) >= 4 && atoi(ekc) <= 128 && atoi(ekc) % 4 == 0)
+        kc = atoi(ekc);
+    if (ebwc && atoi(ebwc) >= 4 && atoi(ebwc) <= 128 && !(atoi(ebwc) & (atoi(ebwc) - 1)))
+        bwc = atoi(ebwc); /* a power of two: halved below while it does not fit */
+    kc = kc < cols ? kc : cols;
+    bwc = bwc < cols ? bwc : cols;
     const int lda = cols + 4; /* mlp_fused.cl's LDA */
-    while (ppi > 1 && (uint64_t)(2 * (wg / cols) * ppi * lda) * sizeof(float) >
-                          ctx->limits.local_mem_budget)
+    /* The local memory the kernels may take: NVIDIA's whole group budget (48 KiB on the H200),
+     * elsewhere at most 32 KiB. On AMD that keeps two groups per CU (64 KiB of LDS). On POCL (the
+     * CPU device, and the gfx902 profile in CI) mlp_train groups above ~40 KiB gave wrong gradients
+     * that changed from run to run whenever two groups ran at once: correct with
+     * POCL_MAX_PTHREAD_COUNT=1, and the same code was correct at 38 KiB and wrong at 42 KiB (not
+     * root-caused inside POCL; the kernel's local indexing stays in bounds). */
+    uint64_t budget = ctx->limits.local_mem_budget;
+    if (ctx->dev->entry->info.vendor != CLT_VENDOR_NVIDIA && budget > FUSED_LOCAL_CAP)
+        budget = FUSED_LOCAL_CAP;
+#define FUSED_LOCAL(ppi_, bwc_)                                                                    \
+    ((uint64_t)(2 * (wg / cols) * (ppi_) * lda + cols * ((bwc_) + 1)) * sizeof(float))
+    while (ppi > 1 && FUSED_LOCAL(ppi, bwc < 16 ? bwc : 16) > budget) /* the tile first, */
         ppi /= 2;
+    while (bwc > 4 && FUSED_LOCAL(ppi, bwc) > budget) /* then the chunk */
+        bwc /= 2;
     int64_t tp = (int64_t)(wg / cols) * ppi;
-    if ((uint64_t)(2 * tp * lda) * sizeof(float) > ctx->limits.local_mem_budget) {
-        snprintf(why, why_size, "the activations need %lld B of local memory, the device gives %llu",
-                 (long long)(2 * tp * lda * (int64_t)sizeof(float)),
-                 (unsigned long long)ctx->limits.local_mem_budget);
+    if (FUSED_LOCAL(ppi, bwc) > budget) {
+        snprintf(why, why_size, "the activations need %llu B of local memory, the kernels may take %llu",
+                 (unsigned long long)FUSED_LOCAL(ppi, bwc), (unsigned long long)budget);
         return 0;
     }
+#undef FUSED_LOCAL
     int64_t w[CLT_MLP_MAX_LAYERS + 1], a[CLT_MLP_MAX_LAYERS], soff[CLT_MLP_MAX_LAYERS + 1];
     int64_t s = 0;
     for (int l = 0; l <= nl; l++) {
@@ -102,9 +126,10 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     cfg->max_groups = group_cap(ctx);
     cfg->scratch = s + nl * tp * cols;
     snprintf(cfg->options, sizeof cfg->options,
-             "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DNPARAMS=%lld",
+             "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DNPARAMS=%lld "
+             "-DKC=%d -DBWC=%d",
              wg, cols, ppi, nl, (long long)d->inputs, d->encoding == CLT_MLP_ENCODING_FOURIER,
-             (long long)cfg->scratch, (long long)mlp->nparams);
+             (long long)cfg->scratch, (long long)mlp->nparams, kc, bwc);
     /* the group is still checked against the built kernel's limit below */
     size_t used = strlen(cfg->options);
     snprintf(cfg->options + used, sizeof cfg->options - used, "%s", clt__fixed_group_option(ctx));
