@@ -5,11 +5,13 @@
  * is TWO (forward + loss + backward + per-group weight gradients; then a fixed-order reduction of
  * the gradients fused with the optimizer update and the loss sum), when every width is <= 
  * CLT_MLP_FUSED_MAX_WIDTH. Wider networks run the general per-layer path (one GEMM per layer and
- * direction, the library's clt_gemm) with the same API and results to rounding; so does
- * CLT_MLP_PATH_AUTO on a CPU device (POCL), where the per-layer path measured faster than the
- * GPU-shaped fused kernels (a network with CLT_SILU stays fused there: silu has no per-layer path).
+ * direction, the library's clt_gemm) with the same API and results to rounding. On a CPU device
+ * (POCL) CLT_MLP_PATH_AUTO takes the fused kernels shaped for CPUs ("fused-cpu": one work item per
+ * core-sized tile, SIMD across points; the same launch counts), which measured faster there than
+ * both the GPU-shaped fused kernels and the per-layer path.
  * clt_mlp_path_name says which path a network runs; the profiler's implementation names are
- * mlp_forward, mlp_train and mlp_update on the fused path and the GEMM kernels on the other.
+ * mlp_forward, mlp_train and mlp_update on the fused path, mlp_cpu_forward, mlp_cpu_train and
+ * mlp_update on fused-cpu, and the GEMM kernels on the per-layer path.
  *
  * Parameters live in ONE flat f32 tensor (clt_mlp_params): for each layer l in order, its weight
  * W_l [in_l, out_l] row-major (y = x W + b, as torch's Linear with its weight transposed), then its
@@ -58,9 +60,11 @@ typedef enum clt_mlp_optimizer {
 
 /** Which implementation runs the network. */
 typedef enum clt_mlp_path {
-    CLT_MLP_PATH_AUTO = 0,  /**< fused when every width fits (per-layer on CPU devices), else per-layer */
+    CLT_MLP_PATH_AUTO = 0,  /**< fused when every width fits (fused-cpu on CPU devices), else per-layer */
     CLT_MLP_PATH_FUSED = 1, /**< fused, or CLT_ERR_UNSUPPORTED at clt_mlp_create */
-    CLT_MLP_PATH_LAYERS = 2 /**< the general per-layer path (clt_gemm per layer) */
+    CLT_MLP_PATH_LAYERS = 2, /**< the general per-layer path (clt_gemm per layer) */
+    CLT_MLP_PATH_FUSED_CPU = 3 /**< fused kernels shaped for CPU devices (auto's choice there), or
+                                    CLT_ERR_UNSUPPORTED at clt_mlp_create */
 } clt_mlp_path;
 
 /** A network: encoding, dense layers, loss and optimizer (clt_mlp_desc_init, then set the layers). */
@@ -99,7 +103,7 @@ CLT_API void clt_mlp_desc_init(clt_mlp_desc *d);
  *  Statuses: CLT_ERR_INVALID_ARGUMENT for a bad description (inputs < 1, layers outside
  *  1..CLT_MLP_MAX_LAYERS, a width outside 1..CLT_MLP_MAX_WIDTH, an unknown activation, loss,
  *  optimizer or path, a hyper-parameter out of range, B missing or given when not needed),
- *  CLT_ERR_INVALID_SHAPE (B not [inputs, F]), CLT_ERR_UNSUPPORTED (path FUSED with a width or
+ *  CLT_ERR_INVALID_SHAPE (B not [inputs, F]), CLT_ERR_UNSUPPORTED (path FUSED or FUSED_CPU with a width or
  *  encoding wider than CLT_MLP_FUSED_MAX_WIDTH, or a device that cannot hold the fused kernel's
  *  state; a CLT_SILU layer in a network that runs per-layer), memory errors. On failure
  *  *out is NULL and nothing was enqueued. */
@@ -116,7 +120,7 @@ CLT_API clt_tensor *clt_mlp_params(const clt_mlp *mlp);
 CLT_API clt_tensor *clt_mlp_grads(const clt_mlp *mlp);
 /** The loss [1] (see clt_mlp_params). */
 CLT_API clt_tensor *clt_mlp_loss(const clt_mlp *mlp);
-/** "fused" or "layers": the path this network runs ("" for NULL). */
+/** "fused", "fused-cpu" or "layers": the path this network runs ("" for NULL). */
 CLT_API const char *clt_mlp_path_name(const clt_mlp *mlp);
 /** Optimizer steps done (0 for NULL). */
 CLT_API int64_t clt_mlp_steps(const clt_mlp *mlp);

@@ -1,7 +1,7 @@
 /* The fused MLP (include/cltensor_mlp.h) against the double reference (tests/ref/mlp_ref.c): the
  * forward pass, the gradients and several optimizer steps for several widths, depths, activations,
- * encodings and N (1, 7, 200, 10000), on the fused path and the per-layer path, which must agree;
- * launch counts (forward 1, step 2); deterministic repeats.
+ * encodings and N (1, 7, 200, 10000), on the fused path, the CPU-shaped fused path and the
+ * per-layer path, which must agree; launch counts (forward 1, step 2); deterministic repeats.
  *
  * Tolerances: f32 sums of <= 128 products per layer through <= 4 layers: forward 5e-5 * (1 + max
  * |y|); gradients sum over N points in f32: 2e-4 * max |grad| + 1e-6 (1e-3 at N = 10000). Adam's
@@ -128,6 +128,11 @@ static double max_abs(const double *v, int64_t n)
     return m;
 }
 
+static const char *path_name(clt_mlp_path path)
+{
+    return path == CLT_MLP_PATH_LAYERS ? "layers" : path == CLT_MLP_PATH_FUSED_CPU ? "fused-cpu" : "fused";
+}
+
 /* forward, gradients and 3 optimizer steps of case i on one path */
 static void check_case(int ci, clt_mlp_path path)
 {
@@ -135,7 +140,7 @@ static void check_case(int ci, clt_mlp_path path)
     clt_context *ctx = tu_context();
     fixture f;
     fixture_make(ctx, c, path, tu_rng_next(), &f);
-    ck_assert_str_eq(clt_mlp_path_name(f.mlp), path == CLT_MLP_PATH_LAYERS ? "layers" : "fused");
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), path_name(path));
     int64_t np = f.r.nparams, n = f.n;
     double *p = params_double(f.mlp);
     /* forward */
@@ -203,6 +208,9 @@ static void check_case(int ci, clt_mlp_path path)
 START_TEST(mlp_fused_matches_double_reference) { check_case(_i, CLT_MLP_PATH_FUSED); }
 END_TEST
 
+START_TEST(mlp_fused_cpu_matches_double_reference) { check_case(_i, CLT_MLP_PATH_FUSED_CPU); }
+END_TEST
+
 START_TEST(mlp_layers_matches_double_reference)
 {
     const net_case *c = &cases[_i];
@@ -227,14 +235,15 @@ START_TEST(mlp_layers_matches_double_reference)
 }
 END_TEST
 
-/* the two paths from the same seed: the same parameters, outputs and gradients to rounding */
+/* a fused path (_i: GPU-shaped, CPU-shaped) and the per-layer path from the same seed: the same
+ * parameters, outputs and gradients to rounding */
 START_TEST(mlp_fused_and_layers_agree)
 {
     const net_case *c = &cases[3];
     clt_context *ctx = tu_context();
     uint64_t seed = tu_rng_next();
     fixture a, b;
-    fixture_make(ctx, c, CLT_MLP_PATH_FUSED, seed, &a);
+    fixture_make(ctx, c, _i ? CLT_MLP_PATH_FUSED_CPU : CLT_MLP_PATH_FUSED, seed, &a);
     fixture_make(ctx, c, CLT_MLP_PATH_LAYERS, seed, &b);
     clt_mlp_free(b.mlp); /* the same B as a's */
     TU_OK(clt_mlp_create(ctx, &b.d, a.dB, seed, &b.mlp));
@@ -265,20 +274,22 @@ START_TEST(mlp_fused_and_layers_agree)
 }
 END_TEST
 
-/* forward 1 launch, a step 2, the same bits on a repeat; a deferred step leaves the loss alone */
+/* forward 1 launch, a step 2, the same bits on a repeat; a deferred step leaves the loss alone;
+ * _i: the GPU-shaped (0) or the CPU-shaped (1) fused path */
 START_TEST(mlp_fused_launches_and_determinism)
 {
     clt_context *ctx = tu_profiled_context();
     fixture f;
-    fixture_make(ctx, &cases[3], CLT_MLP_PATH_FUSED, 42, &f);
-    ck_assert_str_eq(clt_mlp_path_name(f.mlp), "fused");
+    clt_mlp_path path = _i ? CLT_MLP_PATH_FUSED_CPU : CLT_MLP_PATH_FUSED;
+    fixture_make(ctx, &cases[3], path, 42, &f);
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), path_name(path));
     clt_tensor *y;
     int64_t ys[2] = {f.n, f.out};
     TU_OK(clt_tensor_create(ctx, CLT_F32, 2, ys, &y));
     uint64_t before = tu_launches(ctx, NULL, "");
     TU_OK(clt_mlp_forward(f.mlp, f.dx, y));
     ck_assert_uint_eq(tu_launches(ctx, NULL, "") - before, 1);
-    ck_assert_uint_eq(tu_launches(ctx, "clt_mlp_forward", "mlp_forward"), 1);
+    ck_assert_uint_eq(tu_launches(ctx, "clt_mlp_forward", _i ? "mlp_cpu_forward" : "mlp_forward"), 1);
     before = tu_launches(ctx, NULL, "");
     TU_OK(clt_mlp_gradients(f.mlp, f.dx, f.dt));
     ck_assert_uint_eq(tu_launches(ctx, NULL, "") - before, 2);
@@ -287,6 +298,7 @@ START_TEST(mlp_fused_launches_and_determinism)
     TU_OK(clt_mlp_gradients(f.mlp, f.dx, f.dt));
     float *g2 = read_all(clt_mlp_grads(f.mlp));
     ck_assert_mem_eq(g1, g2, sizeof(float) * (size_t)f.r.nparams);
+    ck_assert_uint_eq(tu_launches(ctx, "clt_mlp_gradients", _i ? "mlp_cpu_train" : "mlp_train"), 2);
     before = tu_launches(ctx, NULL, "");
     TU_OK(clt_mlp_train_step(f.mlp, f.dx, f.dt, NULL));
     ck_assert_uint_eq(tu_launches(ctx, NULL, "") - before, 2);
@@ -313,6 +325,12 @@ START_TEST(mlp_bad_descriptions_and_tensors)
     TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_mlp_create");
     d.widths[0] = 200, d.path = CLT_MLP_PATH_FUSED;
     TU_EXPECT_STATUS(clt_mlp_create(ctx, &d, NULL, 1, &mlp), CLT_ERR_UNSUPPORTED);
+    d.path = CLT_MLP_PATH_FUSED_CPU;
+    TU_EXPECT_STATUS(clt_mlp_create(ctx, &d, NULL, 1, &mlp), CLT_ERR_UNSUPPORTED);
+    ck_assert_ptr_null(mlp);
+    TU_EXPECT_MESSAGE(clt_last_error(ctx), "CPU-shaped");
+    d.path = (clt_mlp_path)4;
+    TU_EXPECT_STATUS(clt_mlp_create(ctx, &d, NULL, 1, &mlp), CLT_ERR_INVALID_ARGUMENT);
     d.path = CLT_MLP_PATH_AUTO;
     d.layers = CLT_MLP_MAX_LAYERS + 1;
     TU_EXPECT_STATUS(clt_mlp_create(ctx, &d, NULL, 1, &mlp), CLT_ERR_INVALID_ARGUMENT);
@@ -366,8 +384,7 @@ START_TEST(mlp_bad_descriptions_and_tensors)
 END_TEST
 
 /* auto: a network wider than the fused limit runs the per-layer path, and is right; a narrow one
- * runs fused except on a CPU device (native profile), where the per-layer path is faster, unless
- * it has silu (fused only) */
+ * runs fused, on a CPU device (native profile) the CPU-shaped fused kernels */
 START_TEST(mlp_wide_network_falls_back_to_layers)
 {
     net_case c = {3, 0, 2, {160, 2}, {CLT_TANH, CLT_IDENTITY}, CLT_MLP_ADAM, 9};
@@ -391,10 +408,10 @@ START_TEST(mlp_wide_network_falls_back_to_layers)
     TU_OK(clt_context_get_limits(ctx, &lim));
     int cpu = info.type == CLT_DEVICE_CPU && strcmp(lim.profile, "gfx902") != 0;
     fixture_make(ctx, &cases[0], CLT_MLP_PATH_AUTO, 3, &f);
-    ck_assert_str_eq(clt_mlp_path_name(f.mlp), cpu ? "layers" : "fused");
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), cpu ? "fused-cpu" : "fused");
     fixture_free(&f);
     fixture_make(ctx, &cases[1], CLT_MLP_PATH_AUTO, 3, &f);
-    ck_assert_str_eq(clt_mlp_path_name(f.mlp), "fused");
+    ck_assert_str_eq(clt_mlp_path_name(f.mlp), cpu ? "fused-cpu" : "fused");
     fixture_free(&f);
     tu_context_free(ctx);
 }
@@ -406,9 +423,10 @@ Suite *mlp_suite(void)
     TCase *tc = tcase_create("mlp");
     tcase_set_timeout(tc, 600);
     tcase_add_loop_test(tc, mlp_fused_matches_double_reference, 0, NCASES);
+    tcase_add_loop_test(tc, mlp_fused_cpu_matches_double_reference, 0, NCASES);
     tcase_add_loop_test(tc, mlp_layers_matches_double_reference, 0, NCASES);
-    tcase_add_test(tc, mlp_fused_and_layers_agree);
-    tcase_add_test(tc, mlp_fused_launches_and_determinism);
+    tcase_add_loop_test(tc, mlp_fused_and_layers_agree, 0, 2);
+    tcase_add_loop_test(tc, mlp_fused_launches_and_determinism, 0, 2);
     tcase_add_test(tc, mlp_bad_descriptions_and_tensors);
     tcase_add_test(tc, mlp_wide_network_falls_back_to_layers);
     suite_add_tcase(s, tc);

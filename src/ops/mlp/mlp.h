@@ -1,5 +1,6 @@
 /* The fused MLP family (include/cltensor_mlp.h): the network object shared by the entry points
- * (mlp_api.c), the fused path (mlp_fused.c) and the per-layer path (mlp_layers.c). Internal. */
+ * (mlp_api.c), the fused path (mlp_fused.c), the CPU-shaped fused path (mlp_cpu.c) and the
+ * per-layer path (mlp_layers.c). Internal. */
 #ifndef CLT_OPS_MLP_H
 #define CLT_OPS_MLP_H
 
@@ -17,10 +18,20 @@ typedef struct mlp_fused_cfg {
     int64_t scratch;   /* floats of scratch per group */
 } mlp_fused_cfg;
 
+/* The CPU-shaped fused kernels' shape (mlp_cpu.cl's -D contract, mlp_cpu.c). */
+typedef struct mlp_cpu_cfg {
+    char options[640];
+    int64_t rows, lds, sstride; /* scratch rows, dz stride, floats of scratch per group */
+    int tp_max;                 /* points per tile at most */
+    int train_groups, forward_groups; /* group caps */
+} mlp_cpu_cfg;
+
 struct clt_mlp {
     clt_context *ctx;
     clt_mlp_desc d;
     int fused;                          /* 1: fused path, 0: per-layer */
+    int fused_cpu;                      /* 1: the CPU-shaped fused path (then fused is 0) */
+    mlp_cpu_cfg cpu;
     int64_t width[CLT_MLP_MAX_LAYERS + 1]; /* width[0]: the encoding's, width[l + 1]: layer l's */
     int64_t poff[CLT_MLP_MAX_LAYERS];   /* layer l's W then b in the flat parameters */
     int64_t nparams;
@@ -51,6 +62,13 @@ int clt__mlp_fused_programs(clt_context *ctx, const clt_mlp_desc *desc, mlp_fuse
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
                                int update, int want_loss, const char *who);
+
+/* CPU-shaped fused path (mlp_cpu.c): whether this network can run it on ctx (mlp->cpu filled and
+ * its kernels built, else why); scratch, partial and loss_part are then its buffers */
+int clt__mlp_cpu_config(clt_mlp *mlp, char *why, size_t why_size);
+clt_status clt__mlp_cpu_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
+clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
+                             int update, int want_loss, const char *who);
 
 /* per-layer path (mlp_layers.c) */
 clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);

@@ -1,6 +1,6 @@
 /* Entry points of include/cltensor_mlp.h: the description's checks, the network's tensors, the
- * per-call checks, then the fused path (mlp_fused.c) or the per-layer path (mlp_layers.c); the
- * optimizer launch both paths end with (mlp_update.cl). */
+ * per-call checks, then the fused path (mlp_fused.c), the CPU-shaped fused path (mlp_cpu.c) or the
+ * per-layer path (mlp_layers.c); the optimizer launch they all end with (mlp_update.cl). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +63,8 @@ static clt_status check_desc(clt_context *ctx, const clt_mlp_desc *d, const clt_
     if (d->optimizer != CLT_MLP_ADAM && d->optimizer != CLT_MLP_SGD)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: unknown optimizer %d", who,
                          (int)d->optimizer);
-    if (d->path != CLT_MLP_PATH_AUTO && d->path != CLT_MLP_PATH_FUSED && d->path != CLT_MLP_PATH_LAYERS)
+    if (d->path != CLT_MLP_PATH_AUTO && d->path != CLT_MLP_PATH_FUSED &&
+        d->path != CLT_MLP_PATH_LAYERS && d->path != CLT_MLP_PATH_FUSED_CPU)
         return clt__fail(ctx, CLT_ERR_INVALID_ARGUMENT, "%s: unknown path %d", who, (int)d->path);
     if (!finite_ge0(d->lr) || !finite_ge0(d->eps) || !finite_ge0(d->weight_decay) ||
         !(d->beta1 >= 0.0f && d->beta1 < 1.0f) || !(d->beta2 >= 0.0f && d->beta2 < 1.0f) ||
@@ -213,11 +214,34 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
         return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW, "%s: %lld parameters (more than 2^31)", who, np);
     }
     char why[200] = "";
-    /* auto on a CPU device (POCL): the per-layer path, measured ~5x faster there than the
-     * GPU-shaped fused kernels (see the family's notes); forcing FUSED still runs them */
+    /* auto on a CPU device (POCL): the CPU-shaped fused kernels (mlp_cpu.c; one work item per
+     * core, SIMD across a tile's points), faster there than both the GPU-shaped fused kernels
+     * (2-7x slower than per-layer GEMMs on POCL: 256-item groups and barriers, vectorised only
+     * across items) and the per-layer path (see CHANGELOG: PINN 2-3x ahead of it); when a width
+     * is beyond them, the per-layer path. Forcing FUSED still runs the GPU-shaped kernels. */
     int cpu_auto = desc->path == CLT_MLP_PATH_AUTO && clt__cpu_style(ctx);
-    if (cpu_auto)
-        snprintf(why, sizeof why, "auto on a CPU device");
+    if ((cpu_auto || desc->path == CLT_MLP_PATH_FUSED_CPU) &&
+        clt__mlp_cpu_config(mlp, why, sizeof why)) {
+        mlp->fused_cpu = 1;
+        if ((st = make_tensors(mlp, B, seed)) != CLT_SUCCESS) {
+            clt_mlp_free(mlp);
+            return st;
+        }
+        clt__log("%s: %d layers, %lld parameters, fused-cpu path", who, desc->layers,
+                 (long long)mlp->nparams);
+        *out = mlp;
+        return CLT_SUCCESS;
+    }
+    if (desc->path == CLT_MLP_PATH_FUSED_CPU) {
+        free(mlp);
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: the CPU-shaped fused path cannot run this network: %s", who, why);
+    }
+    if (cpu_auto) {
+        char cpu_why[sizeof why];
+        memcpy(cpu_why, why, sizeof why);
+        snprintf(why, sizeof why, "auto on a CPU device, fused-cpu refused: %.140s", cpu_why);
+    }
     int can_fuse = desc->path != CLT_MLP_PATH_LAYERS && !cpu_auto &&
                    clt__mlp_fused_config(mlp, mlp->cfg, why, sizeof why);
     int silu_hidden = 0; /* the per-layer path's GEMM epilogue has no silu backward */
@@ -251,7 +275,10 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
 clt_tensor *clt_mlp_params(const clt_mlp *mlp) { return mlp ? mlp->params : NULL; }
 clt_tensor *clt_mlp_grads(const clt_mlp *mlp) { return mlp ? mlp->grads : NULL; }
 clt_tensor *clt_mlp_loss(const clt_mlp *mlp) { return mlp ? mlp->loss : NULL; }
-const char *clt_mlp_path_name(const clt_mlp *mlp) { return !mlp ? "" : mlp->fused ? "fused" : "layers"; }
+const char *clt_mlp_path_name(const clt_mlp *mlp)
+{
+    return !mlp ? "" : mlp->fused_cpu ? "fused-cpu" : mlp->fused ? "fused" : "layers";
+}
 int64_t clt_mlp_steps(const clt_mlp *mlp) { return mlp ? mlp->steps : 0; }
 
 /* x [N, inputs] and, when given, out [N, width] (y or target): returns N or -1 (failed). */
@@ -305,6 +332,8 @@ clt_status clt_mlp_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y)
         return clt__fail(mlp->ctx, CLT_ERR_ALIASING, "%s: y overlaps x", who);
     if (n == 0)
         return CLT_SUCCESS;
+    if (mlp->fused_cpu)
+        return clt__mlp_cpu_forward(mlp, x, y, n);
     if (mlp->fused)
         return clt__mlp_fused_forward(mlp, x, y, n);
     return clt__mlp_layers_forward(mlp, x, y, n);
@@ -323,8 +352,9 @@ static clt_status step(clt_mlp *mlp, const char *who, const clt_tensor *x, const
         return clt__fail(mlp->ctx, CLT_ERR_INVALID_SHAPE, "%s: N %lld is too large", who,
                          (long long)n);
     int want_loss = !update || loss_out != NULL;
-    st = mlp->fused ? clt__mlp_fused_step(mlp, x, target, n, update, want_loss, who)
-                    : clt__mlp_layers_step(mlp, x, target, n, update, who);
+    st = mlp->fused_cpu ? clt__mlp_cpu_step(mlp, x, target, n, update, want_loss, who)
+         : mlp->fused   ? clt__mlp_fused_step(mlp, x, target, n, update, want_loss, who)
+                        : clt__mlp_layers_step(mlp, x, target, n, update, who);
     if (st != CLT_SUCCESS)
         return st;
     if (update)
