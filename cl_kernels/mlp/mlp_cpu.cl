@@ -24,7 +24,8 @@
  * mlp_cpu_train:   launch 1 of a step, the same tile order: forward (every act[l] kept), the MSE
  *   loss and its gradient, the backward through every layer; the tile's weight and bias gradients
  *   go to the group's slice of `partial` ([G][NPARAMS]; the group's first tile writes, later tiles
- *   add: a fixed order, no atomics), its squared-error sum to loss_part[g]. Launch 2 is mlp_update.
+ *   add: a fixed order, no atomics), its squared-error sum to loss_part[g]. Launch 2 is
+ *   mlp_cpu_update (below): mlp_update.cl's sum of the partials and optimizer, CPU-shaped.
  *
  * Scratch of one group (floats, from its base; ldp the launch's point stride): rows MLP_AROW[l] of
  * act[l] (l = 0..NL; act[0] the encoding, or x^T for the identity encoding), MLP_ZROW[l] of the
@@ -79,10 +80,24 @@ static inline floatn sigmoid_n(floatn z)
     return select(e * r, r, isgreaterequal(z, (floatn)0.0f));
 }
 
+/* tanh as common/activations.h's clt_tanhf, 16 lanes at once: |x| < 0.7 an odd minimax
+ * polynomial (0.64 ulp), else 1 - 2 / (e^2|x| + 1) with x's sign (about 3 ulp); POCL's tanh built-in
+ * took ~25% of the PINN's forward. NaN propagates through exp, +-inf gives +-1. */
+static inline floatn tanh_n(floatn x)
+{
+    const floatn a = fabs(x), t = x * x;
+    const floatn p =
+        ((((0.00193305162f * t - 0.00793354679f) * t + 0.021595953f) * t - 0.0539264902f) * t +
+         0.13333036f) * t - 0.333333254f;
+    const floatn small = x * t * p + x;
+    const floatn big = copysign(1.0f - 2.0f / (exp(2.0f * a) + 1.0f), x);
+    return select(big, small, isless(a, (floatn)0.7f));
+}
+
 static inline floatn act_fwd(int a, floatn z)
 {
     if (a == 1)
-        return tanh(z);
+        return tanh_n(z);
     if (a == 2)
         return select(z, (floatn)0.0f, isless(z, (floatn)0.0f));
     if (a == 3)
@@ -158,6 +173,27 @@ static inline __attribute__((always_inline)) void layer_fwd(int l, __global cons
     }
 }
 
+/* sin and cos of 16 lanes (POCL's sincos built-in took ~25% of the PINN's forward): k = rint(x 2/pi),
+ * r = x - k pi/2 by a 3-part Cody-Waite split with FMA (pi/2's first part has 8 bits: k * part 1
+ * is exact for |k| < 2^16, |x| < ~1e5), then minimax polynomials on [-pi/4, pi/4] (Cephes' sinf /
+ * cosf coefficients, ~1 ulp) and the quadrant k mod 4 picking and signing them. */
+static inline floatn sincos_n(floatn x, floatn *c)
+{
+    const floatn k = rint(x * 0.636619772367581343f);
+    floatn r = fma(-k, (floatn)1.5703125f, x);
+    r = fma(-k, (floatn)4.837512969970703125e-4f, r);
+    r = fma(-k, (floatn)7.54978995489188216e-8f, r);
+    const floatn z = r * r;
+    const floatn sp = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) * z * r + r;
+    const floatn cp = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z +
+                       4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+    const int16 q = convert_int16(k);
+    const int16 odd = (q & 1) != 0;
+    const floatn s0 = select(sp, cp, odd), c0 = select(cp, sp, odd);
+    *c = select(c0, -c0, ((q + 1) & 2) != 0);
+    return select(s0, -s0, (q & 2) != 0);
+}
+
 /* The tile's points first .. first + tp - 1 (past n: the last point again) encoded into act[0]. */
 static inline void encode_tile(__global const float *x, __global const float *B, float scale,
                                long first, int count, __global float *scr, int tp, int ldp)
@@ -180,7 +216,7 @@ static inline void encode_tile(__global const float *x, __global const float *B,
             floatn ph = (floatn)0.0f;
             for (int i = 0; i < IN_DIM; i++)
                 ph += VLOADN(0, xt + i * ldp + pb) * B[i * F + c];
-            floatn cs, sn = sincos(scale * ph, &cs);
+            floatn cs, sn = sincos_n(scale * ph, &cs);
             VSTOREN(sn, 0, e + c * ldp + pb);
             VSTOREN(cs, 0, e + (F + c) * ldp + pb);
         }
@@ -348,4 +384,67 @@ mlp_cpu_train(__global const float *x, __global const float *B, __global const f
         }
     }
     loss_part[g] = sq;
+}
+
+/* Launch 2 of a step (mlp_update.cl's job and arguments, CPU-shaped): item g takes parameters
+ * [g * chunk, (g + 1) * chunk) 16 at a time (explicit vectors: POCL left mlp_update's 256-item
+ * groups, with a loss tree behind barriers in group 0, at ~250 us for the PINN's 50K parameters);
+ * item 0 also sums the G loss parts in order 0..G-1. s and ctl as mlp_update. */
+static inline floatn load_part(__global const float *p, int cnt)
+{
+    if (cnt == NV)
+        return VLOADN(0, p);
+    float t[NV];
+    for (int e = 0; e < NV; e++)
+        t[e] = e < cnt ? p[e] : 0.0f;
+    return VLOADN(0, t);
+}
+
+static inline void store_part(floatn v, __global float *p, int cnt)
+{
+    if (cnt == NV) {
+        VSTOREN(v, 0, p);
+        return;
+    }
+    float t[NV];
+    VSTOREN(v, 0, t);
+    for (int e = 0; e < cnt; e++)
+        p[e] = t[e];
+}
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+mlp_cpu_update(__global float *params, __global float *grads, __global float *m, __global float *v,
+               __global const float *partial, __global const float *loss_part, __global float *loss,
+               int4 ctl, float8 s, int nparams, int chunk)
+{
+    const int G = ctl.s0, mode = ctl.s1, g = get_group_id(0);
+    if (ctl.s2 && g == 0) {
+        float acc = 0.0f;
+        for (int q = 0; q < G; q++)
+            acc += loss_part[q];
+        loss[0] = acc * s.s6;
+    }
+    const int end = min(nparams, (g + 1) * chunk);
+    for (int i = g * chunk; i < end; i += NV) {
+        const int cnt = min(NV, end - i);
+        floatn gsum = load_part(partial + i, cnt);
+        for (int q = 1; q < G; q++)
+            gsum += load_part(partial + (long)q * nparams + i, cnt);
+        store_part(gsum, grads + i, cnt);
+        if (mode == 0)
+            continue;
+        const floatn p = load_part(params + i, cnt);
+        const floatn gr = gsum + s.s4 * p;
+        if (mode == 1) {
+            const floatn mi = s.s1 * load_part(m + i, cnt) + (1.0f - s.s1) * gr;
+            const floatn vi = s.s2 * load_part(v + i, cnt) + (1.0f - s.s2) * gr * gr;
+            store_part(mi, m + i, cnt);
+            store_part(vi, v + i, cnt);
+            store_part(p - s.s0 * (mi / (sqrt(vi) / s.s5 + s.s3)), params + i, cnt);
+        } else {
+            const floatn b = ctl.s3 ? gr : s.s1 * load_part(m + i, cnt) + (1.0f - s.s7) * gr;
+            store_part(s.s1 != 0.0f ? b : (floatn)0.0f, m + i, cnt);
+            store_part(p - s.s0 * (s.s1 != 0.0f ? b : gr), params + i, cnt);
+        }
+    }
 }

@@ -23,7 +23,7 @@ typedef struct mlp_cpu_cfg {
     char options[640];
     int64_t rows, lds, sstride; /* scratch rows, dz stride, floats of scratch per group */
     int tp_max;                 /* points per tile at most */
-    int train_groups, forward_groups; /* group caps */
+    int train_groups, forward_groups, update_groups; /* group caps, update items */
 } mlp_cpu_cfg;
 
 struct clt_mlp {

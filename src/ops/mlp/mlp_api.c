@@ -397,7 +397,10 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
     char options[32];
     size_t wg = clt__mlp_update_options(ctx, options, sizeof options);
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, "mlp_update", options, "mlp_update", &k);
+    /* fused-cpu: its own CPU-shaped twin (mlp_cpu.cl), same arguments plus the chunk of each item */
+    clt_status st = mlp->fused_cpu
+                        ? clt__kernel_get(ctx, "mlp_cpu", mlp->cpu.options, "mlp_cpu_update", &k)
+                        : clt__kernel_get(ctx, "mlp_update", options, "mlp_update", &k);
     if (st != CLT_SUCCESS)
         return st;
     int64_t step_no = mlp->steps + 1;
@@ -425,6 +428,13 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
         (st = clt__set_arg(ctx, k, 8, sizeof s, &s, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof np, &np, who)))
         return st;
+    if (mlp->fused_cpu) {
+        size_t items = (size_t)mlp->cpu.update_groups, one = 1;
+        cl_int chunk = (cl_int)((mlp->nparams + (int64_t)items * 16 - 1) / ((int64_t)items * 16) * 16);
+        if ((st = clt__set_arg(ctx, k, 10, sizeof chunk, &chunk, who)))
+            return st;
+        return clt__enqueue_kernel(ctx, k, 1, &items, &one, who);
+    }
     size_t global = ((size_t)mlp->nparams + wg - 1) / wg * wg;
     return clt__enqueue_kernel(ctx, k, 1, &global, &wg, who);
 }

@@ -1,6 +1,7 @@
 /* The CPU-shaped fused path of the MLP family (cl_kernels/mlp/mlp_cpu.cl, path "fused-cpu"): the
  * kernel's -D list and scratch for this network, the tile plan of a call (points per tile, groups),
- * the forward launch and a training step's two launches (mlp_cpu_train, then mlp_update). */
+ * the forward launch and a training step's two launches (mlp_cpu_train, then mlp_cpu_update through
+ * clt__mlp_update). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,7 @@ int clt__mlp_cpu_config(clt_mlp *mlp, char *why, size_t why_size)
     int cu = (int)ctx->dev->entry->info.compute_units;
     c->train_groups = env_int("CLT_MLP_CPU_GROUPS", cu > 0 ? cu : 1, 1, 4096);
     c->forward_groups = env_int("CLT_MLP_CPU_FGROUPS", cu > 0 ? cu : 1, 1, 4096);
+    c->update_groups = env_int("CLT_MLP_CPU_UGROUPS", cu > 0 ? cu : 1, 1, 4096);
     snprintf(c->options, sizeof c->options,
              "-DNL=%d -DIN_DIM=%lld -DENC=%d -DG0ROW=%lld -DG1ROW=%lld -DXTROW=%lld -DROWS=%lld "
              "-DLDS=%lld -DNPARAMS=%lld -DRPI=%d",
@@ -98,8 +100,8 @@ int clt__mlp_cpu_config(clt_mlp *mlp, char *why, size_t why_size)
         return 0;
     }
     /* build now: no compile inside a timed call */
-    const char *names[2] = {"mlp_cpu_forward", "mlp_cpu_train"};
-    for (int i = 0; i < 2; i++) {
+    const char *names[3] = {"mlp_cpu_forward", "mlp_cpu_train", "mlp_cpu_update"};
+    for (int i = 0; i < 3; i++) {
         cl_kernel k;
         clt_status st = clt__kernel_get(ctx, CPU_FAMILY, c->options, names[i], &k);
         if (st != CLT_SUCCESS) {
