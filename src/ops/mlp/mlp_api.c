@@ -214,35 +214,26 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
         return clt__fail(ctx, CLT_ERR_SIZE_OVERFLOW, "%s: %lld parameters (more than 2^31)", who, np);
     }
     char why[200] = "";
-    /* auto on a CPU device (POCL): the CPU-shaped fused kernels (mlp_cpu.c; one work item per
-     * core, SIMD across a tile's points), faster there than both the GPU-shaped fused kernels
-     * (2-7x slower than per-layer GEMMs on POCL: 256-item groups and barriers, vectorised only
-     * across items) and the per-layer path (see CHANGELOG: PINN 2-3x ahead of it); when a width
-     * is beyond them, the per-layer path. Forcing FUSED still runs the GPU-shaped kernels. */
+    /* auto on a CPU device (POCL): the CPU-shaped fused kernels (mlp_cpu.c: a work item per
+     * core-sized tile, SIMD across the tile's points). The GPU-shaped fused kernels measured 2-7x
+     * slower than the per-layer GEMMs there (256-item groups with barriers, vectorised by POCL only
+     * across items); fused-cpu measured 1.5-3.5x faster than the per-layer path on the PINN (2
+     * cores, CHANGELOG). A network beyond its widths runs per-layer (silu: the GPU-shaped fused
+     * kernels, the only others that have it). Forcing FUSED still runs the GPU-shaped kernels. */
     int cpu_auto = desc->path == CLT_MLP_PATH_AUTO && clt__cpu_style(ctx);
-    if ((cpu_auto || desc->path == CLT_MLP_PATH_FUSED_CPU) &&
-        clt__mlp_cpu_config(mlp, why, sizeof why)) {
-        mlp->fused_cpu = 1;
-        if ((st = make_tensors(mlp, B, seed)) != CLT_SUCCESS) {
-            clt_mlp_free(mlp);
-            return st;
-        }
-        clt__log("%s: %d layers, %lld parameters, fused-cpu path", who, desc->layers,
-                 (long long)mlp->nparams);
-        *out = mlp;
-        return CLT_SUCCESS;
-    }
-    if (desc->path == CLT_MLP_PATH_FUSED_CPU) {
+    int can_cpu = (cpu_auto || desc->path == CLT_MLP_PATH_FUSED_CPU) &&
+                  clt__mlp_cpu_config(mlp, why, sizeof why);
+    if (desc->path == CLT_MLP_PATH_FUSED_CPU && !can_cpu) {
         free(mlp);
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                          "%s: the CPU-shaped fused path cannot run this network: %s", who, why);
     }
-    if (cpu_auto) {
+    if (cpu_auto && !can_cpu) {
         char cpu_why[sizeof why];
         memcpy(cpu_why, why, sizeof why);
         snprintf(why, sizeof why, "auto on a CPU device, fused-cpu refused: %.140s", cpu_why);
     }
-    int can_fuse = desc->path != CLT_MLP_PATH_LAYERS && !cpu_auto &&
+    int can_fuse = !can_cpu && desc->path != CLT_MLP_PATH_LAYERS && !cpu_auto &&
                    clt__mlp_fused_config(mlp, mlp->cfg, why, sizeof why);
     int silu_hidden = 0; /* the per-layer path's GEMM epilogue has no silu backward */
     for (int l = 0; l < desc->layers; l++)
@@ -252,22 +243,24 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the fused path cannot run this network: %s",
                          who, why);
     }
-    if (!can_fuse && silu_hidden && cpu_auto && clt__mlp_fused_config(mlp, mlp->cfg, why, sizeof why))
-        can_fuse = 1; /* silu has no per-layer path: fused even on a CPU */
-    else if (!can_fuse && silu_hidden) {
-        free(mlp);
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
-                         "%s: silu runs only on the fused path, which cannot run this network%s%s",
-                         who, why[0] ? ": " : "", why);
+    if (!can_cpu && !can_fuse && silu_hidden) { /* silu has no per-layer path */
+        if (cpu_auto && clt__mlp_fused_config(mlp, mlp->cfg, why, sizeof why))
+            can_fuse = 1; /* fused even on a CPU */
+        else {
+            free(mlp);
+            return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                             "%s: silu runs only on the fused paths, which cannot run this network%s%s",
+                             who, why[0] ? ": " : "", why);
+        }
     }
     mlp->fused = can_fuse;
+    mlp->fused_cpu = can_cpu;
     if ((st = make_tensors(mlp, B, seed)) != CLT_SUCCESS) {
         clt_mlp_free(mlp);
         return st;
     }
     clt__log("%s: %d layers, %lld parameters, %s path%s%s", who, desc->layers,
-             (long long)mlp->nparams, can_fuse ? "fused" : "per-layer", why[0] ? " (" : "",
-             why[0] ? why : "");
+             (long long)mlp->nparams, clt_mlp_path_name(mlp), why[0] ? " (" : "", why[0] ? why : "");
     *out = mlp;
     return CLT_SUCCESS;
 }
