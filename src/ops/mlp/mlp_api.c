@@ -217,8 +217,8 @@ clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_
     /* auto on a CPU device (POCL): the CPU-shaped fused kernels (mlp_cpu.c: a work item per
      * core-sized tile, SIMD across the tile's points). The GPU-shaped fused kernels measured 2-7x
      * slower than the per-layer GEMMs there (256-item groups with barriers, vectorised by POCL only
-     * across items); fused-cpu measured 1.5-3.5x faster than the per-layer path on the PINN (2
-     * cores, CHANGELOG). A network beyond its widths runs per-layer (silu: the GPU-shaped fused
+     * across items); fused-cpu measured 3-5.7x faster than the per-layer path on the PINN (2
+     * cores, bench/RESULTS.md). A network beyond its widths runs per-layer (silu: the GPU-shaped fused
      * kernels, the only others that have it). Forcing FUSED still runs the GPU-shaped kernels. */
     int cpu_auto = desc->path == CLT_MLP_PATH_AUTO && clt__cpu_style(ctx);
     int can_cpu = (cpu_auto || desc->path == CLT_MLP_PATH_FUSED_CPU) &&

@@ -13,7 +13,8 @@
 
 #define CPU_FAMILY "mlp_cpu"
 #define CPU_NV 16      /* mlp_cpu.cl's NV: points per vector */
-#define CPU_TP_MAX 128 /* points per tile at most: a tile's activations stay in its core's L2 */
+#define CPU_TP_MAX 128 /* points per tile at most: a tile's activations stay in its core's L2 (64
+                          and 256 measured no faster on the PINN's train_step) */
 
 static int act_code(clt_unary_op a)
 {
@@ -42,7 +43,10 @@ static void put_list(char *o, size_t cap, const char *name, const int64_t *v, in
         used += (size_t)snprintf(o + used, cap - used, i ? ",%lld" : "%lld", (long long)v[i]);
 }
 
-/* CLT_MLP_CPU_<name> overrides a default (measurements only). */
+/* CLT_MLP_CPU_<name> overrides a default, for measurements only: TP (points per tile at most), GROUPS /
+ * FGROUPS / UGROUPS (items of the training, forward and optimizer launches), RPI (rows per register
+ * block: on the PINN's train_step 4 and 8 measured 1.2-1.5x slower than 6). A different TP or GROUPS
+ * changes the order of the gradient sums, so the last bits. */
 static int env_int(const char *name, int def, int lo, int hi)
 {
     const char *e = getenv(name);
