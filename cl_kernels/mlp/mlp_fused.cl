@@ -291,6 +291,9 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
     for (int e = lid; e < KQ * OQ; e += WG) {
         const int kq = e / OQ, oq = e - kq * OQ;
         float4 s0 = (float4)(0.0f), s1 = s0, s2 = s0, s3 = s0;
+        /* 4 points per pass: unrolled fully, AMD's compiler hoisted all TP points' loads (256
+         * VGPRs and scratch on gfx902) */
+#pragma unroll 4
         for (int p = 0; p < TP; p++) {
             const float4 av = *(__local const float4 *)(a + p * LDA + 4 * kq);
             const float4 gv = *(__local const float4 *)(g + p * LDA + 4 * oq);

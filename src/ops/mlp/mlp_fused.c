@@ -80,11 +80,14 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
         ppi = ppi_want;
     if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
         ppi = atoi(eppi);
-    /* weight rows per forward chunk, weight columns per backward chunk (mlp_fused.cl): small tiles
-     * are latency-bound and have registers to spare, so they take wide chunks (fewer round trips);
-     * CLT_MLP_KC / CLT_MLP_BWC override them (measurements only) */
+    /* weight rows per forward chunk, weight columns per backward chunk (mlp_fused.cl): on NVIDIA
+     * small tiles are latency-bound and have registers to spare, so they take wide chunks (fewer
+     * round trips). Elsewhere (AMD's wave64 VGPR budget) the forward's double-buffered chunk sets
+     * mlp_train's registers: on gfx902 KC 32 gave 256 VGPRs and scratch, KC 16 123-127 VGPRs (2
+     * waves), KC 8 83-113 (2-3 waves). CLT_MLP_KC / CLT_MLP_BWC override them (measurements only). */
     const char *ekc = getenv("CLT_MLP_KC"), *ebwc = getenv("CLT_MLP_BWC");
-    int kc = ppi <= 2 ? 64 : 32, bwc = ppi <= 2 ? 64 : 16;
+    const int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
+    int kc = !nvidia ? 8 : ppi <= 2 ? 64 : 32, bwc = nvidia && ppi <= 2 ? 64 : 16;
     if (ekc && atoi(ekc) >= 4 && atoi(ekc) <= 128 && atoi(ekc) % 4 == 0)
         kc = atoi(ekc);
     if (ebwc && atoi(ebwc) >= 4 && atoi(ebwc) <= 128 && !(atoi(ebwc) & (atoi(ebwc) - 1)))
@@ -99,7 +102,7 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * POCL_MAX_PTHREAD_COUNT=1, and the same code was correct at 38 KiB and wrong at 42 KiB (not
      * root-caused inside POCL; the kernel's local indexing stays in bounds). */
     uint64_t budget = ctx->limits.local_mem_budget;
-    if (ctx->dev->entry->info.vendor != CLT_VENDOR_NVIDIA && budget > FUSED_LOCAL_CAP)
+    if (!nvidia && budget > FUSED_LOCAL_CAP)
         budget = FUSED_LOCAL_CAP;
 #define FUSED_LOCAL(ppi_, bwc_)                                                                    \
     ((uint64_t)(2 * (wg / cols) * (ppi_) * lda + cols * ((bwc_) + 1)) * sizeof(float))
