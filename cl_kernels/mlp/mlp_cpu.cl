@@ -62,6 +62,7 @@
 #endif
 #define NV 16
 #include "common/cpu_rows.h"
+#include "common/mlp_act.h"
 
 #if LDS % NV != 0
 #error "LDS must be a multiple of 16"
@@ -259,22 +260,6 @@ mlp_cpu_forward(__global const float *x, __global const float *B, __global const
     }
 }
 
-/* scalar act' for the output layer's gradient */
-static inline float act_grad1(int a, float y, float z)
-{
-    if (a == 1)
-        return 1.0f - y * y;
-    if (a == 2)
-        return y > 0.0f ? 1.0f : 0.0f;
-    if (a == 3)
-        return y * (1.0f - y);
-    if (a == 4) {
-        const float s = z >= 0.0f ? 1.0f / (1.0f + exp(-z)) : exp(z) / (1.0f + exp(z));
-        return s * (1.0f + z * (1.0f - s));
-    }
-    return 1.0f;
-}
-
 /* input-gradient epilogue: d_r = acc_r * act'_{l-1}(act[l] row k, z) */
 #define BWD_STORE(r)                                                                               \
     if (r < rows) {                                                                                \
@@ -408,7 +393,7 @@ mlp_cpu_train(__global const float *x, __global const float *B, __global const f
                     const float yv = out[j * ldp + p];
                     const float e = yv - target[(first + p) * O + j];
                     sq = fma(e, e, sq);
-                    d = sc.y * e * act_grad1(aout, yv, zout ? zout[j * ldp + p] : 0.0f);
+                    d = sc.y * e * mlp_act_grad(aout, yv, zout ? zout[j * ldp + p] : 0.0f);
                 }
                 gcur[j * ldp + p] = d;
             }

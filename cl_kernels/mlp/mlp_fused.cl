@@ -49,6 +49,7 @@
  * nv_spills.md); without it 64 registers, no spill, pinn_train_step within 1% (94.5 vs 95.4 us at
  * 200 points, equal at 1000 and 10000). 11 of the H200's 21 variants are rebuilt so. */
 #include "common/fixed_group.h"
+#include "common/mlp_act.h"
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
 #define NR (WG / COLS)
@@ -80,22 +81,6 @@ static inline float act_fwd(int a, float z)
     if (a == 4)
         return z / (1.0f + exp(-z));
     return z;
-}
-
-/* d act / d z from the output y (and the input z, which only silu needs). */
-static inline float act_grad(int a, float y, float z)
-{
-    if (a == 1)
-        return 1.0f - y * y;
-    if (a == 2)
-        return y > 0.0f ? 1.0f : 0.0f;
-    if (a == 3)
-        return y * (1.0f - y);
-    if (a == 4) {
-        float s = 1.0f / (1.0f + exp(-z));
-        return s * (1.0f + z * (1.0f - s));
-    }
-    return 1.0f;
 }
 
 /* The encoded input of the tile's points (rows past n are zeros) into cur [TP][LDA]. */
@@ -357,7 +342,7 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
         for (int i = 0; i < PPI; i++) {
             const int p = r + i * NR;
             const float z = ap == 4 ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + j] : 0.0f;
-            acc[i] *= act_grad(ap, a[p * LDA + j], z);
+            acc[i] *= mlp_act_grad(ap, a[p * LDA + j], z);
         }
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
@@ -393,7 +378,7 @@ mlp_train(__global const float *x, __global const float *B, __global const float
                 const float e = yv - target[(first + p) * O + c];
                 const float z = aout == 4 ? scr[soff[NL] + (NL - 1) * TP * COLS + p * COLS + c] : 0.0f;
                 sq = fma(e, e, sq);
-                d = sc.y * e * act_grad(aout, yv, z);
+                d = sc.y * e * mlp_act_grad(aout, yv, z);
             }
             out[p * LDA + c] = d;
         }

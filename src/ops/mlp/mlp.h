@@ -70,6 +70,11 @@ clt_status clt__mlp_cpu_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y
 clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
                              int update, int want_loss, const char *who);
 
+/* The fused paths' scratch (scratch_per_group floats each), partial-gradient and loss-part
+ * buffers for `groups` groups, grown and never shrunk: a network trained on one N allocates once
+ * (mlp_workspace.c). */
+clt_status clt__mlp_ensure_groups(clt_mlp *mlp, int64_t groups, int64_t scratch_per_group);
+
 /* per-layer path (mlp_layers.c) */
 clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
 clt_status clt__mlp_layers_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target,

@@ -139,29 +139,6 @@ static plan plan_of(const mlp_cpu_cfg *c, int64_t n, int cap)
     return p;
 }
 
-/* Scratch for `groups` groups and, when partial, the partial gradients and loss parts (grown,
- * never shrunk: a network trained on one N allocates once). */
-static clt_status ensure_groups(clt_mlp *mlp, int64_t groups)
-{
-    if (groups <= mlp->groups_cap)
-        return CLT_SUCCESS;
-    clt_tensor *s = NULL, *p = NULL, *l = NULL;
-    int64_t ns = groups * mlp->cpu.sstride, np = groups * mlp->nparams;
-    clt_status st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &ns, &s);
-    if (!st)
-        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &np, &p);
-    if (!st)
-        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &groups, &l);
-    if (st) {
-        clt_tensor_free(s), clt_tensor_free(p), clt_tensor_free(l);
-        return st;
-    }
-    clt_tensor_free(mlp->scratch), clt_tensor_free(mlp->partial), clt_tensor_free(mlp->loss_part);
-    mlp->scratch = s, mlp->partial = p, mlp->loss_part = l;
-    mlp->groups_cap = groups;
-    return CLT_SUCCESS;
-}
-
 static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float); }
 
 /* arguments 4.. common to both kernels after the buffers: n, tp, ldp, sstride */
@@ -186,7 +163,7 @@ clt_status clt__mlp_cpu_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CPU_FAMILY, mlp->cpu.options, "mlp_cpu_forward", &k);
     if (!st)
-        st = ensure_groups(mlp, p.groups);
+        st = clt__mlp_ensure_groups(mlp, p.groups, mlp->cpu.sstride);
     if (st)
         return st;
     cl_float scale = mlp->d.fourier_scale;
@@ -212,7 +189,7 @@ clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, CPU_FAMILY, mlp->cpu.options, "mlp_cpu_train", &k);
     if (!st)
-        st = ensure_groups(mlp, p.groups);
+        st = clt__mlp_ensure_groups(mlp, p.groups, mlp->cpu.sstride);
     if (st)
         return st;
     double outs = (double)n * (double)mlp->width[mlp->d.layers];

@@ -245,29 +245,6 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
-/* The scratch, partial-gradient and loss-part buffers for `groups` groups (grown, never shrunk: a
- * network trained on one N allocates once). */
-static clt_status ensure_groups(clt_mlp *mlp, int64_t groups)
-{
-    if (groups <= mlp->groups_cap)
-        return CLT_SUCCESS;
-    clt_tensor *s = NULL, *p = NULL, *l = NULL;
-    int64_t ns = groups * mlp->cfg[0].scratch, np = groups * mlp->nparams;
-    clt_status st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &ns, &s);
-    if (!st)
-        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &np, &p);
-    if (!st)
-        st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &groups, &l);
-    if (st) {
-        clt_tensor_free(s), clt_tensor_free(p), clt_tensor_free(l);
-        return st;
-    }
-    clt_tensor_free(mlp->scratch), clt_tensor_free(mlp->partial), clt_tensor_free(mlp->loss_part);
-    mlp->scratch = s, mlp->partial = p, mlp->loss_part = l;
-    mlp->groups_cap = groups;
-    return CLT_SUCCESS;
-}
-
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
                                int update, int want_loss, const char *who)
 {
@@ -281,7 +258,7 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FUSED_FAMILY, cfg->options, "mlp_train", &k);
     if (st == CLT_SUCCESS)
-        st = ensure_groups(mlp, groups);
+        st = clt__mlp_ensure_groups(mlp, groups, mlp->cfg[0].scratch);
     if (st != CLT_SUCCESS)
         return st;
     cl_long nn = n;
