@@ -62,15 +62,12 @@
 #endif
 #define NV 16
 #include "common/cpu_rows.h"
-#include "common/mlp_act.h"
+#include "common/mlp_net.h"
 
 #if LDS % NV != 0
 #error "LDS must be a multiple of 16"
 #endif
 
-__constant int widths[NL + 1] = {MLP_W};
-__constant int acts[NL] = {MLP_ACT};
-__constant int poff[NL] = {MLP_POFF};
 __constant int arow[NL + 1] = {MLP_AROW};
 __constant int zrow[NL] = {MLP_ZROW};
 

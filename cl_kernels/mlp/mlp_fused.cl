@@ -49,7 +49,7 @@
  * nv_spills.md); without it 64 registers, no spill, pinn_train_step within 1% (94.5 vs 95.4 us at
  * 200 points, equal at 1000 and 10000). 11 of the H200's 21 variants are rebuilt so. */
 #include "common/fixed_group.h"
-#include "common/mlp_act.h"
+#include "common/mlp_net.h"
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
 #define NR (WG / COLS)
@@ -65,9 +65,6 @@
 #error "WG must be a multiple of COLS"
 #endif
 
-__constant int widths[NL + 1] = {MLP_W};
-__constant int acts[NL] = {MLP_ACT};
-__constant int poff[NL] = {MLP_POFF};
 __constant int soff[NL + 1] = {MLP_SOFF};
 
 static inline float act_fwd(int a, float z)

@@ -70,10 +70,17 @@ clt_status clt__mlp_cpu_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y
 clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
                              int update, int want_loss, const char *who);
 
-/* The fused paths' scratch (scratch_per_group floats each), partial-gradient and loss-part
- * buffers for `groups` groups, grown and never shrunk: a network trained on one N allocates once
- * (mlp_workspace.c). */
+/* Shared by both fused paths (mlp_fused_shared.c). The scratch (scratch_per_group floats each),
+ * partial-gradient and loss-part buffers for `groups` groups, grown and never shrunk: a network
+ * trained on one N allocates once. */
 clt_status clt__mlp_ensure_groups(clt_mlp *mlp, int64_t groups, int64_t scratch_per_group);
+/* t's offset in floats (the kernels take the caller's x, y and target with element offsets) */
+cl_ulong clt__mlp_elem_off(const clt_tensor *t);
+/* Arguments 0..6 of a training kernel: x, B, params, target, scratch, partial, loss parts. */
+clt_status clt__mlp_train_buffers(clt_mlp *mlp, cl_kernel k, const clt_tensor *x,
+                                  const clt_tensor *target, const char *who);
+/* (Fourier scale, 2 / (n * outputs): the MSE gradient's factor) of a training launch */
+cl_float2 clt__mlp_train_scales(const clt_mlp *mlp, int64_t n);
 
 /* per-layer path (mlp_layers.c) */
 clt_status clt__mlp_layers_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);

@@ -139,8 +139,6 @@ static plan plan_of(const mlp_cpu_cfg *c, int64_t n, int cap)
     return p;
 }
 
-static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float); }
-
 /* arguments 4.. common to both kernels after the buffers: n, tp, ldp, sstride */
 static clt_status set_shape(clt_context *ctx, cl_kernel k, cl_uint i, int64_t n, const plan *p,
                             int64_t sstride, const char *who)
@@ -167,7 +165,7 @@ clt_status clt__mlp_cpu_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y
     if (st)
         return st;
     cl_float scale = mlp->d.fourier_scale;
-    cl_ulong2 off = {{elem_off(x), elem_off(y)}};
+    cl_ulong2 off = {{clt__mlp_elem_off(x), clt__mlp_elem_off(y)}};
     const cl_mem mems[5] = {x->storage->mem, mlp->B->storage->mem, mlp->params->storage->mem,
                             y->storage->mem, mlp->scratch->storage->mem};
     for (cl_uint i = 0; i < 5; i++)
@@ -192,15 +190,10 @@ clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor
         st = clt__mlp_ensure_groups(mlp, p.groups, mlp->cpu.sstride);
     if (st)
         return st;
-    double outs = (double)n * (double)mlp->width[mlp->d.layers];
-    cl_float2 sc = {{mlp->d.fourier_scale, (float)(2.0 / outs)}};
-    cl_ulong2 off = {{elem_off(x), elem_off(target)}};
-    const cl_mem mems[7] = {x->storage->mem,       mlp->B->storage->mem,       mlp->params->storage->mem,
-                            target->storage->mem,  mlp->scratch->storage->mem, mlp->partial->storage->mem,
-                            mlp->loss_part->storage->mem};
-    for (cl_uint i = 0; i < 7; i++)
-        if ((st = clt__set_arg(ctx, k, i, sizeof(cl_mem), &mems[i], who)))
-            return st;
+    cl_float2 sc = clt__mlp_train_scales(mlp, n);
+    cl_ulong2 off = {{clt__mlp_elem_off(x), clt__mlp_elem_off(target)}};
+    if ((st = clt__mlp_train_buffers(mlp, k, x, target, who)))
+        return st;
     if ((st = set_shape(ctx, k, 7, n, &p, mlp->cpu.sstride, who)) ||
         (st = clt__set_arg(ctx, k, 11, sizeof sc, &sc, who)) ||
         (st = clt__set_arg(ctx, k, 12, sizeof off, &off, who)))

@@ -218,8 +218,6 @@ static const mlp_fused_cfg *pick(const clt_mlp *mlp, int64_t n)
     return mlp->variants == 2 && tiles < cu ? &mlp->cfg[1] : big;
 }
 
-static cl_ulong elem_off(const clt_tensor *t) { return t->offset / sizeof(float); }
-
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n)
 {
     static const char *who = "clt_mlp_forward";
@@ -231,7 +229,7 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
         return st;
     cl_long nn = n;
     cl_float scale = mlp->d.fourier_scale;
-    cl_ulong2 off = {{elem_off(x), elem_off(y)}};
+    cl_ulong2 off = {{clt__mlp_elem_off(x), clt__mlp_elem_off(y)}};
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &x->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &mlp->B->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &mlp->params->storage->mem, who)) ||
@@ -262,15 +260,10 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
     if (st != CLT_SUCCESS)
         return st;
     cl_long nn = n;
-    double outs = (double)n * (double)mlp->width[mlp->d.layers];
-    cl_float2 sc = {{mlp->d.fourier_scale, (float)(2.0 / outs)}};
-    cl_ulong2 off = {{elem_off(x), elem_off(target)}};
-    const cl_mem mems[7] = {x->storage->mem,       mlp->B->storage->mem,       mlp->params->storage->mem,
-                            target->storage->mem,  mlp->scratch->storage->mem, mlp->partial->storage->mem,
-                            mlp->loss_part->storage->mem};
-    for (cl_uint i = 0; i < 7; i++)
-        if ((st = clt__set_arg(ctx, k, i, sizeof(cl_mem), &mems[i], who)))
-            return st;
+    cl_float2 sc = clt__mlp_train_scales(mlp, n);
+    cl_ulong2 off = {{clt__mlp_elem_off(x), clt__mlp_elem_off(target)}};
+    if ((st = clt__mlp_train_buffers(mlp, k, x, target, who)))
+        return st;
     if ((st = clt__set_arg(ctx, k, 7, sizeof nn, &nn, who)) ||
         (st = clt__set_arg(ctx, k, 8, sizeof sc, &sc, who)) ||
         (st = clt__set_arg(ctx, k, 9, sizeof off, &off, who)))
