@@ -5,7 +5,7 @@
  * mlp_train:   launch 1 of a training step. A persistent grid of G groups; group g takes tiles
  *   g, g + G, ... in that order: forward (each layer's input kept in the group's global scratch),
  *   the MSE loss and its gradient, the backward through every layer, and the tile's weight and
- *   bias gradients added into the group's own slice of `partial` ([G][NPARAMS]; the first tile
+ *   bias gradients added into the group's own slice of `partial` ([G][PSTRIDE]; the first tile
  *   writes, later tiles add: no atomics, a fixed order). The group's sum of squared errors goes to
  *   loss_part[g].
  * Launch 2 of the step is mlp_update (mlp_update.cl): the fixed-order sum of the partials fused
@@ -24,8 +24,10 @@
  * comma list), MLP_ACT (NL activation codes: 0 identity, 1 tanh, 2 relu, 3 sigmoid, 4 silu),
  * MLP_POFF (NL parameter offsets: layer l's W [in][out] then b [out]), MLP_SOFF (NL + 1 scratch
  * offsets per tile, in floats, of each layer's input block y and, for silu layers, z), SCRATCH
- * (floats of scratch per group), NPARAMS, KC (weight rows per forward chunk), BWC (weight columns
- * per backward chunk); CLT_REQD (common/fixed_group.h).
+ * (floats of scratch per group), PSTRIDE (floats between groups' partial slices, a multiple of 32),
+ * KC (weight rows per forward chunk), BWC (weight columns per backward chunk), RESIDENT (1: every
+ * layer's input stays in local memory through the step, 0: two local tiles and the inputs saved
+ * to scratch); CLT_REQD (common/fixed_group.h).
  */
 #ifndef WG /* defaults: the PINN of BENCHMARKS.md, so the file also builds on its own */
 #define WG 256
@@ -39,9 +41,10 @@
 #define MLP_POFF 0, 16512, 33024, 49536
 #define MLP_SOFF 0, 4096, 8192, 12288, 16384
 #define SCRATCH (16384 + 4 * 32 * 128)
-#define NPARAMS 49794
+#define PSTRIDE 49824
 #define KC 32
 #define BWC 16
+#define RESIDENT 0
 #endif
 /* On NVIDIA the host rebuilds a variant without the attribute (-DCLT_REQD=0) when ptxas spilled
  * with it (common/fixed_group.h, src/program/fixed_group_build.c): with it ptxas lowers mlp_train
@@ -56,6 +59,9 @@
 #define LDA (COLS + 4) /* local row stride: float4-aligned rows; the weight gradient's 4-wide
                           blocks read up to 3 columns past a width */
 #define LDW (BWC + 1)  /* the staged weight chunk's row stride: conflict-free row reads */
+/* Layer l's input tile [TP][LDA] in the group's local activations: its own with RESIDENT, else
+ * one of two alternating (layer l + 1's input overwrites layer l - 1's) */
+#define ACT(base, l, resident) ((base) + ((resident) ? (l) : ((l) & 1)) * (TP * LDA))
 
 #if KC % 4 != 0 || BWC % 4 != 0 || BWC > COLS
 #error "KC and BWC must be multiples of 4, BWC at most COLS"
@@ -106,18 +112,19 @@ static inline void encode_tile(__global const float *x, __global const float *B,
 }
 
 /* Layer l of the tile: nxt = act(cur W_l + b_l). With a scratch pointer the layer's input block
- * is saved there first (the backward's A_l) and, for silu layers, z of the output.
+ * is saved there first when `save` (the backward's A_l, unless RESIDENT keeps it in local memory)
+ * and, for silu layers, z of the output.
  * Item (r, j) reads column j of W in chunks of KC rows: all KC loads of a chunk are issued at once
  * and the next chunk's are in flight while this one's FMAs run. One load per k (as before this
  * change) left a group waiting for L2 once per 4 rows: 32 round trips per 128-wide layer, which
  * made a small tile's step latency-bound (issue 19). */
 static inline void layer_fwd(int l, __global const float *params, __local const float *cur,
-                             __local float *nxt, __global float *scr)
+                             __local float *nxt, __global float *scr, int save)
 {
     const int K = widths[l], O = widths[l + 1], a = acts[l];
     const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
     __global const float *W = params + poff[l];
-    if (scr)
+    if (scr && save)
         for (int q = lid; q < TP * K; q += WG)
             scr[soff[l] + q] = cur[(q / K) * LDA + q % K];
     if (j < O) {
@@ -182,24 +189,21 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 
-/* Forward of all layers; returns the local buffer that holds the output [TP][LDA]. Forced inline:
+/* Forward of all layers, layer l's input in ACT(base, l, resident); returns the output's tile
+ * ACT(base, NL, resident). Forced inline:
  * it has two callers, so LLVM's AMDGPU inliner kept it a real call, whose saved registers cost
  * 8 B/lane of scratch and ~18 VGPRs in both kernels on gfx902 (55 -> 43 forward, 79 -> 61 train:
  * 3 -> 4 waves/SIMD). */
 static inline __attribute__((always_inline)) __local float *
 forward_tile(__global const float *x, __global const float *B, float scale,
-             __global const float *params, long first, long n, __local float *buf0,
-             __local float *buf1, __global float *scr)
+             __global const float *params, long first, long n, __local float *base,
+             __global float *scr, int resident)
 {
-    encode_tile(x, B, scale, first, n, buf0);
+    encode_tile(x, B, scale, first, n, base);
     barrier(CLK_LOCAL_MEM_FENCE);
-    __local float *cur = buf0, *nxt = buf1;
-    for (int l = 0; l < NL; l++) {
-        layer_fwd(l, params, cur, nxt, scr);
-        __local float *t = cur;
-        cur = nxt, nxt = t;
-    }
-    return cur;
+    for (int l = 0; l < NL; l++)
+        layer_fwd(l, params, ACT(base, l, resident), ACT(base, l + 1, resident), scr, !resident);
+    return ACT(base, NL, resident);
 }
 
 __kernel MLP_GROUP void
@@ -208,10 +212,9 @@ mlp_forward(__global const float *x, __global const float *B, __global const flo
 {
     x += off.s0; /* element offsets of the caller's x and y */
     y += off.s1;
-    __local float4 b0[TP * LDA / 4], b1[TP * LDA / 4]; /* float4: 16-byte aligned rows */
-    __local float *buf0 = (__local float *)b0, *buf1 = (__local float *)b1;
+    __local float4 lb[2 * (TP * LDA / 4)]; /* float4: 16-byte aligned rows */
     const long first = (long)get_group_id(0) * TP;
-    __local float *out = forward_tile(x, B, scale, params, first, n, buf0, buf1, 0);
+    __local float *out = forward_tile(x, B, scale, params, first, n, (__local float *)lb, 0, 0);
     const int O = widths[NL];
     for (int q = get_local_id(0); q < TP * O; q += WG) {
         const int p = q / O, c = q - p * O;
@@ -246,11 +249,15 @@ static inline void chunk_store(__local float *wl, const float *v)
 }
 
 /* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output; columns O .. COLS - 1
- * zero) in g, the layer's input A_l (saved by the forward) staged into a; adds the weight and bias
+ * zero) in g, the layer's input A_l in a (RESIDENT) or staged into a from the forward's scratch
+ * copy; adds the weight and bias
  * gradients into the group's partial slice (set = the first tile: write), then for l > 0 the input
  * gradient dL/dz of layer l - 1 into a (zeros past its width).
  * The weight gradient: item e owns a 4 x 4 block of dW (rows 4 kq.., columns 4 oq..): per point one
- * float4 of A and one of G feed 16 FMAs. The input gradient reads W_l row-wise, which the row-major
+ * float4 of A and one of G feed 16 FMAs; its rows go out as float4 when the layer's rows allow (a
+ * warp's store is then 512 contiguous bytes; 4 scalar stores at a 16-byte stride touched 4x the
+ * sectors, and the partial slices are the step's largest traffic). The input gradient reads W_l
+ * row-wise, which the row-major
  * layout does not coalesce: chunks of BWC columns are staged through local memory (wl, stride
  * LDW = BWC + 1: item j's row reads are conflict-free) with the next chunk's loads in flight. */
 static inline void layer_bwd(int l, __global const float *params, __local float *g,
@@ -263,12 +270,14 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
     float pre[SPI];
     if (l > 0) /* the first chunk's loads overlap the weight gradient */
         chunk_load(W, K, O, 0, pre);
-    for (int q = lid; q < TP * K; q += WG) {
-        const int p = q / K, c = q - p * K;
-        a[p * LDA + c] = scr[soff[l] + q];
-    }
+    if (!RESIDENT)
+        for (int q = lid; q < TP * K; q += WG) {
+            const int p = q / K, c = q - p * K;
+            a[p * LDA + c] = scr[soff[l] + q];
+        }
     barrier(CLK_LOCAL_MEM_FENCE);
     __global float *dW = part + poff[l];
+    const int vec = (O & 3) == 0 && (poff[l] & 3) == 0; /* every row float4-aligned */
     const int KQ = (K + 3) / 4, OQ = (O + 3) / 4;
     for (int e = lid; e < KQ * OQ; e += WG) {
         const int kq = e / OQ, oq = e - kq * OQ;
@@ -290,8 +299,13 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
             const int k = 4 * kq + r4;
             if (k >= K)
                 break;
-            const float sv[4] = {rows[r4].x, rows[r4].y, rows[r4].z, rows[r4].w};
             __global float *d = dW + k * O + 4 * oq;
+            if (vec) {
+                __global float4 *d4 = (__global float4 *)d;
+                *d4 = set ? rows[r4] : *d4 + rows[r4];
+                continue;
+            }
+            const float sv[4] = {rows[r4].x, rows[r4].y, rows[r4].z, rows[r4].w};
 #pragma unroll
             for (int c = 0; c < 4; c++)
                 if (4 * oq + c < O)
@@ -356,16 +370,17 @@ mlp_train(__global const float *x, __global const float *B, __global const float
 {
     x += off.s0; /* element offsets of the caller's x and target */
     target += off.s1;
-    __local float4 lb[2 * (TP * LDA / 4) + (COLS * LDW + 3) / 4]; /* 2 activation tiles, W chunk */
-    __local float *buf0 = (__local float *)lb, *buf1 = buf0 + TP * LDA, *wl = buf1 + TP * LDA;
+    /* the activation tiles (NL + 1 or 2), then the staged W chunk */
+    __local float4 lb[(RESIDENT ? NL + 1 : 2) * (TP * LDA / 4) + (COLS * LDW + 3) / 4];
+    __local float *base = (__local float *)lb, *wl = base + (RESIDENT ? NL + 1 : 2) * TP * LDA;
     const int lid = get_local_id(0), O = widths[NL], aout = acts[NL - 1];
     const long G = get_num_groups(0), g = get_group_id(0);
     __global float *scr = scratch + g * SCRATCH;
-    __global float *part = partial + g * NPARAMS;
+    __global float *part = partial + g * PSTRIDE;
     float sq = 0.0f;
     for (long t = g; t * TP < n; t += G) {
         const long first = t * TP;
-        __local float *out = forward_tile(x, B, sc.x, params, first, n, buf0, buf1, scr);
+        __local float *out = forward_tile(x, B, sc.x, params, first, n, base, scr, RESIDENT);
         /* dL/dz of the output layer, in place; padding rows and columns past O give 0 */
         for (int q = lid; q < TP * COLS; q += WG) {
             const int p = q / COLS, c = q - p * COLS;
@@ -380,22 +395,19 @@ mlp_train(__global const float *x, __global const float *B, __global const float
             out[p * LDA + c] = d;
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        __local float *gb = out, *ab = out == buf0 ? buf1 : buf0;
-        for (int l = NL - 1; l >= 0; l--) {
-            layer_bwd(l, params, gb, ab, wl, scr, part, t == g);
-            __local float *tmp = gb;
-            gb = ab, ab = tmp;
-        }
+        for (int l = NL - 1; l >= 0; l--) /* dL/dz of layer l's output in layer l + 1's tile */
+            layer_bwd(l, params, ACT(base, l + 1, RESIDENT), ACT(base, l, RESIDENT), wl, scr, part,
+                      t == g);
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
     /* the group's squared-error sum: a fixed tree */
-    buf0[lid] = sq;
+    base[lid] = sq;
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int w = WG / 2; w > 0; w >>= 1) {
         if (lid < w)
-            buf0[lid] += buf0[lid + w];
+            base[lid] += base[lid + w];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     if (lid == 0)
-        loss_part[g] = buf0[0];
+        loss_part[g] = base[0];
 }

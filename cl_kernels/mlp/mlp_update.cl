@@ -12,11 +12,12 @@
 /* s = (lr or lr / bias correction 1, beta1 or momentum, beta2, eps, weight decay, sqrt(bias
  * correction 2), 1 / (n * outputs), dampening); mode 0 gradients only, 1 Adam, 2 SGD momentum
  * (torch.optim.SGD: buf = momentum * buf + (1 - dampening) * g, first step buf = g; p -= lr * buf).
- * ctl = (groups G, mode, want loss, first step); partial and grads may be the same buffer (G = 1). */
+ * ctl = (groups G, mode, want loss, first step); partial and grads may be the same buffer (G = 1);
+ * pstride: floats between the partial slices. */
 __kernel __attribute__((reqd_work_group_size(UWG, 1, 1))) void
 mlp_update(__global float *params, __global float *grads, __global float *m, __global float *v,
            __global const float *partial, __global const float *loss_part, __global float *loss,
-           int4 ctl, float8 s, int nparams)
+           int4 ctl, float8 s, int nparams, int pstride)
 {
     const int G = ctl.s0, mode = ctl.s1;
     __local float red[UWG];
@@ -38,21 +39,21 @@ mlp_update(__global float *params, __global float *grads, __global float *m, __g
     }
     if (i >= nparams)
         return;
-    /* the sum in order 0..G-1, its loads 8 at a time: one load per step made a 50-group sum 50 L2
-     * round trips long */
+    /* the sum in order 0..G-1, its loads 16 at a time: one load per step made a 50-group sum 50
+     * L2 round trips long */
     float gsum = 0.0f;
     int q = 0;
-    for (; q + 8 <= G; q += 8) {
-        float t[8];
+    for (; q + 16 <= G; q += 16) {
+        float t[16];
 #pragma unroll
-        for (int u = 0; u < 8; u++)
-            t[u] = partial[(long)(q + u) * nparams + i];
+        for (int u = 0; u < 16; u++)
+            t[u] = partial[(long)(q + u) * pstride + i];
 #pragma unroll
-        for (int u = 0; u < 8; u++)
+        for (int u = 0; u < 16; u++)
             gsum += t[u];
     }
     for (; q < G; q++)
-        gsum += partial[(long)q * nparams + i];
+        gsum += partial[(long)q * pstride + i];
     grads[i] = gsum;
     if (mode == 0)
         return;

@@ -35,6 +35,7 @@ struct clt_mlp {
     int64_t width[CLT_MLP_MAX_LAYERS + 1]; /* width[0]: the encoding's, width[l + 1]: layer l's */
     int64_t poff[CLT_MLP_MAX_LAYERS];   /* layer l's W then b in the flat parameters */
     int64_t nparams;
+    int64_t pstride; /* floats between two groups' partial-gradient slices: nparams rounded up to 32 */
     clt_tensor *params, *grads, *m, *v, *loss, *B; /* B: a [1] dummy for the identity encoding */
     clt_tensor *bias[CLT_MLP_MAX_LAYERS], *dbias[CLT_MLP_MAX_LAYERS]; /* views (per-layer path) */
     int64_t steps;
@@ -71,7 +72,7 @@ clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor
                              int update, int want_loss, const char *who);
 
 /* Shared by both fused paths (mlp_fused_shared.c). The scratch (scratch_per_group floats each),
- * partial-gradient and loss-part buffers for `groups` groups, grown and never shrunk: a network
+ * partial-gradient (pstride floats each) and loss-part buffers for `groups` groups, grown and never shrunk: a network
  * trained on one N allocates once. */
 clt_status clt__mlp_ensure_groups(clt_mlp *mlp, int64_t groups, int64_t scratch_per_group);
 /* t's offset in floats (the kernels take the caller's x, y and target with element offsets) */

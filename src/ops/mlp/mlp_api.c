@@ -187,6 +187,7 @@ void clt__mlp_layout(clt_mlp *mlp)
         mlp->poff[l] = mlp->nparams;
         mlp->nparams += (mlp->width[l] + 1) * mlp->width[l + 1];
     }
+    mlp->pstride = (mlp->nparams + 31) / 32 * 32;
 }
 
 clt_status clt_mlp_create(clt_context *ctx, const clt_mlp_desc *desc, const clt_tensor *B,
@@ -428,6 +429,9 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
             return st;
         return clt__enqueue_kernel(ctx, k, 1, &items, &one, who);
     }
+    cl_int ps = partial == mlp->partial ? (cl_int)mlp->pstride : np; /* the per-layer path: grads */
+    if ((st = clt__set_arg(ctx, k, 10, sizeof ps, &ps, who)))
+        return st;
     size_t global = ((size_t)mlp->nparams + wg - 1) / wg * wg;
     return clt__enqueue_kernel(ctx, k, 1, &global, &wg, who);
 }

@@ -116,6 +116,12 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
                  (unsigned long long)FUSED_LOCAL(ppi, bwc), (unsigned long long)budget);
         return 0;
     }
+    /* RESIDENT (small tiles): every layer's input stays in local memory through the step, so the
+     * backward does not reload it from scratch (one L2 round trip per layer on the chain of a
+     * latency-bound step). CLT_MLP_RESIDENT=0 turns it off (measurements only). */
+    const char *eres = getenv("CLT_MLP_RESIDENT");
+    uint64_t res_bytes = FUSED_LOCAL(ppi, bwc) + (uint64_t)(nl - 1) * (wg / cols) * ppi * lda * sizeof(float);
+    int resident = res_bytes <= budget && !(eres && atoi(eres) == 0);
 #undef FUSED_LOCAL
     int64_t w[CLT_MLP_MAX_LAYERS + 1], a[CLT_MLP_MAX_LAYERS], soff[CLT_MLP_MAX_LAYERS + 1];
     int64_t s = 0;
@@ -129,10 +135,10 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     cfg->max_groups = group_cap(ctx);
     cfg->scratch = s + nl * tp * cols;
     snprintf(cfg->options, sizeof cfg->options,
-             "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DNPARAMS=%lld "
-             "-DKC=%d -DBWC=%d",
+             "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DPSTRIDE=%lld "
+             "-DKC=%d -DBWC=%d -DRESIDENT=%d",
              wg, cols, ppi, nl, (long long)d->inputs, d->encoding == CLT_MLP_ENCODING_FOURIER,
-             (long long)cfg->scratch, (long long)mlp->nparams, kc, bwc);
+             (long long)cfg->scratch, (long long)mlp->pstride, kc, bwc, resident);
     /* the group is still checked against the built kernel's limit below */
     size_t used = strlen(cfg->options);
     snprintf(cfg->options + used, sizeof cfg->options - used, "%s", clt__fixed_group_option(ctx));

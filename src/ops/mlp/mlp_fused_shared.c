@@ -10,7 +10,7 @@ clt_status clt__mlp_ensure_groups(clt_mlp *mlp, int64_t groups, int64_t scratch_
     if (groups <= mlp->groups_cap)
         return CLT_SUCCESS;
     clt_tensor *s = NULL, *p = NULL, *l = NULL;
-    int64_t ns = groups * scratch_per_group, np = groups * mlp->nparams;
+    int64_t ns = groups * scratch_per_group, np = groups * mlp->pstride;
     clt_status st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &ns, &s);
     if (!st)
         st = clt_tensor_create(mlp->ctx, CLT_F32, 1, &np, &p);
