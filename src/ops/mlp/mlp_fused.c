@@ -34,8 +34,11 @@ static void put_list(char *o, size_t cap, const char *name, const int64_t *v, in
 }
 
 /* Groups of the training launch: a persistent grid (each group's partial gradients are a slice of
- * nparams floats, so fewer groups is less traffic in launch 2); CLT_MLP_GROUPS overrides the cap
- * for measurements. */
+ * nparams floats, so fewer groups is less traffic in launch 2). NVIDIA takes 4 per SM: on the H200
+ * (ed1da0f) pinn_train_step/10000's 313 tiles ran 394 us as 157 groups of 2 tiles, 309 us as 313
+ * groups of one (the second tile's read-modify-write of the partials and the longer chain cost
+ * more than the larger launch 2); 200 and 1000 points were within noise. Elsewhere 2 per compute
+ * unit. CLT_MLP_GROUPS overrides the cap for measurements. */
 static int group_cap(const clt_context *ctx)
 {
     const char *env = getenv("CLT_MLP_GROUPS");
@@ -44,7 +47,9 @@ static int group_cap(const clt_context *ctx)
     int cu = (int)ctx->dev->entry->info.compute_units;
     if (cu < 1)
         cu = 1;
-    return ctx->dev->entry->info.type == CLT_DEVICE_GPU ? 2 * cu : cu;
+    if (ctx->dev->entry->info.type != CLT_DEVICE_GPU)
+        return cu;
+    return ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA ? 4 * cu : 2 * cu;
 }
 
 /* The options of one shape of the fused kernels: ppi_want points per item (0: MLP_TILE points
@@ -84,10 +89,13 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * small tiles are latency-bound and have registers to spare, so they take wide chunks (fewer
      * round trips). Elsewhere (AMD's wave64 VGPR budget) the forward's double-buffered chunk sets
      * mlp_train's registers: on gfx902 KC 32 gave 256 VGPRs and scratch, KC 16 123-127 VGPRs (2
-     * waves), KC 8 83-113 (2-3 waves). CLT_MLP_KC / CLT_MLP_BWC override them (measurements only). */
+     * waves), KC 8 83-113 (2-3 waves). The small tiles' backward chunk: BWC 32 against 64 on the
+     * H200 (ed1da0f, one run): pinn_100_epochs/200 4.44 against 4.70 ms, pinn_train_step/200
+     * 46.5 against 46.7 us (with RESIDENT the group then takes 27 KiB of local memory, not 43). CLT_MLP_KC / CLT_MLP_BWC override them (measurements
+     * only). */
     const char *ekc = getenv("CLT_MLP_KC"), *ebwc = getenv("CLT_MLP_BWC");
     const int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
-    int kc = !nvidia ? 8 : ppi <= 2 ? 64 : 32, bwc = nvidia && ppi <= 2 ? 64 : 16;
+    int kc = !nvidia ? 8 : ppi <= 2 ? 64 : 32, bwc = nvidia && ppi <= 2 ? 32 : 16;
     if (ekc && atoi(ekc) >= 4 && atoi(ekc) <= 128 && atoi(ekc) % 4 == 0)
         kc = atoi(ekc);
     if (ebwc && atoi(ebwc) >= 4 && atoi(ebwc) <= 128 && !(atoi(ebwc) & (atoi(ebwc) - 1)))
