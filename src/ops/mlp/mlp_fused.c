@@ -91,8 +91,10 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * mlp_train's registers: on gfx902 KC 32 gave 256 VGPRs and scratch, KC 16 123-127 VGPRs (2
      * waves), KC 8 83-113 (2-3 waves). The small tiles' backward chunk: BWC 32 against 64 on the
      * H200 (ed1da0f, one run): pinn_100_epochs/200 4.44 against 4.70 ms, pinn_train_step/200
-     * 46.5 against 46.7 us (with RESIDENT the group then takes 27 KiB of local memory, not 43). CLT_MLP_KC / CLT_MLP_BWC override them (measurements
-     * only). */
+     * 46.5 against 46.7 us (with RESIDENT the group then takes 27 KiB of local memory, not 43).
+     * The reqd_work_group_size guard (mlp_fused.cl) stays: dropping the attribute from every
+     * program (CLT_NV_REQD=0) measured no better there (bench/results/h200/pinn_knobs.md, c1).
+     * CLT_MLP_KC / CLT_MLP_BWC override them (measurements only). */
     const char *ekc = getenv("CLT_MLP_KC"), *ebwc = getenv("CLT_MLP_BWC");
     const int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
     int kc = !nvidia ? 8 : ppi <= 2 ? 64 : 32, bwc = nvidia && ppi <= 2 ? 32 : 16;
