@@ -201,6 +201,9 @@ forward_tile(__global const float *x, __global const float *B, float scale,
 {
     encode_tile(x, B, scale, first, n, base);
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* rolled: unrolled, AMD's compiler overlapped the layers' loads, 39 -> 166 VGPRs in mlp_forward
+     * and 80 -> 198 in mlp_train on gfx902 (1 wave per SIMD) */
+#pragma unroll 1
     for (int l = 0; l < NL; l++)
         layer_fwd(l, params, ACT(base, l, resident), ACT(base, l + 1, resident), scr, !resident);
     return ACT(base, NL, resident);
