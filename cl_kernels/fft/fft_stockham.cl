@@ -113,16 +113,23 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
                       memory on a GPU, so GPU builds leave it out) */
 #endif
 #if FFT_ROWS
-/* CPU devices: one work item runs every stage of one transform (batch item b) in turn, the middle
- * stages through its own rows of the two scratch buffers (tmp + b n and tmp + scratch + b n, complex
- * elements from tmp_off). A row stays in the core's cache from stage to stage, where the stage
- * kernels above stream the whole batch through memory once per stage. Same stage arithmetic.
+/* CPU devices: one work item runs every stage of one transform (batch item b) in turn, for each b
+ * of its contiguous share of the batch, the middle stages through its own rows of the two scratch
+ * buffers (tmp + g n and tmp + scratch + g n for item g, complex elements from tmp_off). The rows
+ * stay in the core's cache from stage to stage and from transform to transform (the host launches
+ * a few items per core), where the stage kernels above stream the whole batch through memory once
+ * per stage. A contiguous share: POCL runs a group's items one after another, and strided axes
+ * (columns) share cache lines between neighbouring transforms. Same stage arithmetic.
  * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
  * vectorises only straight-line code across work items, and the items here are whole rows (loops),
  * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
  * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
  * apart; a contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
- * m / 4 one by one. */
+ * m / 4 one by one. A side those lanes cannot take (a strided axis such as the columns of a 2-D
+ * transform, a Hermitian-half read, a half or real-part write) is first gathered into, or last
+ * scattered from, the item's scratch row as contiguous complex, so that every stage runs in lanes:
+ * the scalar first and last stages made the column pass of rfft2/64x256x256 on POCL 16.5 ms and
+ * its R2C row pass (half write) 20 ms, where a contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -329,22 +336,39 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
 {
     idx_t n = (idx_t)n_;
-    for (idx_t b = (idx_t)get_global_id(0); b < (idx_t)batch; b += (idx_t)get_global_size(0)) {
+    const long8 tl = (long8)(0, 1, n_, 0, 0, 1, 1, 0); /* a scratch row: contiguous complex */
+    const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
+    const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
+    const idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
+    const idx_t b_end = min((idx_t)batch, (row + 1) * share);
+    for (idx_t b = row * share; b < b_end; b++) {
         idx_t ns = 1;
+        long8 in_l = in_lay;
+        global const float *in = src;
+        if (gather) { /* into scratch buffer 1, which stage 0 reads (it writes buffer 0) */
+            long8 g = tl;
+            g.s0 = tmp_off + scratch;
+            idx_t from = batch_base(in_lay, b), to = batch_base(g, row);
+            for (idx_t t = 0; t < n; t++)
+                vstore2(load_elem(src, in_lay, from, n, t), to + t, tmp);
+            in_l = g;
+            in = tmp;
+        }
         for (int s = 0; s < stages; s++) {
             idx_t radix = radices[s];
             idx_t m = n / radix, span = ns * radix, step = n / span;
-            long8 tl = (long8)(0, 1, n_, 0, 0, 1, 1, 0);
             long8 la = tl, lb = tl;
             la.s0 = tmp_off + ((s - 1) % 2) * scratch;
             lb.s0 = tmp_off + (s % 2) * scratch;
-            global const float *a = s == 0 ? src : tmp;
-            global float *c = s == stages - 1 ? dst : tmp;
+            const int to_dst = s == stages - 1 && !scatter; /* else its scratch buffer, scattered below */
+            global const float *a = s == 0 ? in : tmp;
+            global float *c = to_dst ? dst : tmp;
             if (s == 0)
-                la = in_lay;
-            if (s == stages - 1)
+                la = in_l;
+            if (to_dst)
                 lb = out_lay;
-            idx_t a_base = batch_base(la, b), c_base = batch_base(lb, b);
+            idx_t a_base = batch_base(la, s == 0 && !gather ? b : row);
+            idx_t c_base = batch_base(lb, to_dst ? b : row);
             float sc = s == stages - 1 ? scale : 1.0f;
             int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
                         lb.s7 == 0;
@@ -422,6 +446,14 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                 }
             }
             ns = span;
+        }
+        if (scatter) {
+            long8 g = tl;
+            g.s0 = tmp_off + ((stages - 1) % 2) * scratch;
+            idx_t from = batch_base(g, row), to = batch_base(out_lay, b);
+            const idx_t end = out_lay.s7 == 2 ? n / 2 + 1 : n; /* a half write stores t <= n / 2 */
+            for (idx_t t = 0; t < end; t++)
+                store_elem(dst, out_lay, to, n, t, vload2(from + t, tmp));
         }
     }
 }

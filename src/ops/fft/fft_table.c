@@ -3,7 +3,8 @@
  * fft bench suite.
  *   GPU (NVIDIA, AMD, Intel): VkFFT first (cuFFT parity on the H200 for powers of two and 2-D/3-D,
  *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
- *   CPU (POCL): the first rule, before fft_rows had lanes: VkFFT when every axis is at most
+ *   CPU (POCL): our kernels (fft_rows) for every plan. History: the first rule, before fft_rows
+ *     had lanes, was VkFFT when every axis is at most
  *     CPU_VKFFT_MAX_AXIS long and has no prime factor above 13 (VkFFT's Bluestein path is slower
  *     than our direct odd radices there), else ours. Measured
  *     on POCL (2 shared cores, load ~5; clt-bench --suite fft --impl ours vs --impl vkfft, ms):
@@ -17,23 +18,23 @@
  *     3.8-4.4, ms, ours vs vkfft: fft_c2c/1024x4096 22 vs 44, 4096x1024 19 vs 59, 65536x64 29 vs 260,
  *     batched 64-8192 10-23 vs 28-92, 1000 40 vs 43, 1536 17 vs 45, 85 97 vs 193 (vkfft forced),
  *     fft3_c2c/128 49 vs 59; but rfft2/64x256x256 52 vs 39, rfft2/16x512x512 50 vs 41, irfft2 46 vs
- *     55 and 55 vs 55, FNO spectral conv (64x64 rfft2 + irfft2) 36 vs 29. */
+ *     55 and 55 vs 55, FNO spectral conv (64x64 rfft2 + irfft2) 36 vs 29, so real transforms of
+ *     rank 2-3 kept the rule above. Since fft_rows runs every stage in lanes (strided and half
+ *     sides gathered to / scattered from scratch) and each item takes a contiguous share of the
+ *     batch through rows that stay in cache, ours leads there too (quiet machine, two runs, ms, ours
+ *     vs vkfft): rfft2/64x256x256 27.0, 25.0 vs 46.3, 43.9; irfft2 31.8, 27.3 vs 65.7, 49.9;
+ *     rfft2/16x512x512 26.7, 23.9 vs 40.0, 28.4; irfft2 36.0, 32.8 vs 43.7, 57.9; FNO spectral conv
+ *     29.1, 24.9 vs 28.4, 24.6 and layer 29.4, 31.4 vs 33.2, 23.3 (ties). */
 #include <string.h>
 
 #include "ops/fft/fft_plan.h"
 
-#define CPU_VKFFT_MAX_AXIS 8192
 
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3])
 {
     int count = 0;
+    (void)key;
     if (ctx->dev->entry->info.type == CLT_DEVICE_CPU) {
-        int short_axes = 1;
-        for (int a = 0; a < key->rank; a++)
-            short_axes &= key->n[a] <= CPU_VKFFT_MAX_AXIS && clt__fft_largest_prime(key->n[a]) <= 13;
-        int real_nd = key->rank >= 2 && key->kind != CLT_FFT_C2C;
-        if (short_axes && real_nd && clt__fft_vkfft_available())
-            order[count++] = CLT_FFT_VKFFT;
         order[count++] = CLT_FFT_OURS;
         return count;
     }
