@@ -253,16 +253,15 @@ static inline void chunk_store(__local float *wl, const float *v)
 
 /* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output; columns O .. COLS - 1
  * zero) in g, the layer's input A_l in a (RESIDENT) or staged into a from the forward's scratch
- * copy; adds the weight and bias
- * gradients into the group's partial slice (set = the first tile: write), then for l > 0 the input
- * gradient dL/dz of layer l - 1 into a (zeros past its width).
+ * copy; adds the weight and bias gradients into the group's partial slice (set = the first tile:
+ * write), then for l > 0 the input gradient dL/dz of layer l - 1 into a (zeros past its width).
  * The weight gradient: item e owns a 4 x 4 block of dW (rows 4 kq.., columns 4 oq..): per point one
  * float4 of A and one of G feed 16 FMAs; its rows go out as float4 when the layer's rows allow (a
  * warp's store is then 512 contiguous bytes; 4 scalar stores at a 16-byte stride touched 4x the
  * sectors, and the partial slices are the step's largest traffic). The input gradient reads W_l
- * row-wise, which the row-major
- * layout does not coalesce: chunks of BWC columns are staged through local memory (wl, stride
- * LDW = BWC + 1: item j's row reads are conflict-free) with the next chunk's loads in flight. */
+ * row-wise, which the row-major layout does not coalesce: chunks of BWC columns are staged through
+ * local memory (wl, stride LDW = BWC + 1: item j's row reads are conflict-free) with the next
+ * chunk's loads in flight. */
 static inline void layer_bwd(int l, __global const float *params, __local float *g,
                              __local float *a, __local float *wl, __global const float *scr,
                              __global float *part, int set)

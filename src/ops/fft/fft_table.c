@@ -5,7 +5,7 @@
  *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
  *   CPU (POCL): our kernels (fft_rows) for every plan. History: the first rule, before fft_rows
  *     had lanes, was VkFFT when every axis is at most
- *     CPU_VKFFT_MAX_AXIS long and has no prime factor above 13 (VkFFT's Bluestein path is slower
+ *     8192 long and has no prime factor above 13 (VkFFT's Bluestein path is slower
  *     than our direct odd radices there), else ours. Measured
  *     on POCL (2 shared cores, load ~5; clt-bench --suite fft --impl ours vs --impl vkfft, ms):
  *     batched 1-D 256: 125 vs 72, 1000: 413 vs 105, 4096: 193 vs 130, 8192: 247 vs 191,
@@ -25,10 +25,7 @@
  *     vs vkfft): rfft2/64x256x256 27.0, 25.0 vs 46.3, 43.9; irfft2 31.8, 27.3 vs 65.7, 49.9;
  *     rfft2/16x512x512 26.7, 23.9 vs 40.0, 28.4; irfft2 36.0, 32.8 vs 43.7, 57.9; FNO spectral conv
  *     29.1, 24.9 vs 28.4, 24.6 and layer 29.4, 31.4 vs 33.2, 23.3 (ties). */
-#include <string.h>
-
 #include "ops/fft/fft_plan.h"
-
 
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3])
 {

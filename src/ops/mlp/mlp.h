@@ -72,8 +72,8 @@ clt_status clt__mlp_cpu_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor
                              int update, int want_loss, const char *who);
 
 /* Shared by both fused paths (mlp_fused_shared.c). The scratch (scratch_per_group floats each),
- * partial-gradient (pstride floats each) and loss-part buffers for `groups` groups, grown and never shrunk: a network
- * trained on one N allocates once. */
+ * partial-gradient (pstride floats each) and loss-part buffers for `groups` groups, grown and
+ * never shrunk: a network trained on one N allocates once. */
 clt_status clt__mlp_ensure_groups(clt_mlp *mlp, int64_t groups, int64_t scratch_per_group);
 /* t's offset in floats (the kernels take the caller's x, y and target with element offsets) */
 cl_ulong clt__mlp_elem_off(const clt_tensor *t);

@@ -34,7 +34,7 @@ static void put_list(char *o, size_t cap, const char *name, const int64_t *v, in
 }
 
 /* Groups of the training launch: a persistent grid (each group's partial gradients are a slice of
- * nparams floats, so fewer groups is less traffic in launch 2). NVIDIA takes 4 per SM: on the H200
+ * pstride floats, so fewer groups is less traffic in launch 2). NVIDIA takes 4 per SM: on the H200
  * (ed1da0f) pinn_train_step/10000's 313 tiles ran 394 us as 157 groups of 2 tiles, 309 us as 313
  * groups of one (the second tile's read-modify-write of the partials and the longer chain cost
  * more than the larger launch 2); 200 and 1000 points were within noise. Elsewhere 2 per compute
@@ -130,7 +130,8 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * backward does not reload it from scratch (one L2 round trip per layer on the chain of a
      * latency-bound step). CLT_MLP_RESIDENT=0 turns it off (measurements only). */
     const char *eres = getenv("CLT_MLP_RESIDENT");
-    uint64_t res_bytes = FUSED_LOCAL(ppi, bwc) + (uint64_t)(nl - 1) * (wg / cols) * ppi * lda * sizeof(float);
+    uint64_t res_bytes =
+        FUSED_LOCAL(ppi, bwc) + (uint64_t)(nl - 1) * (wg / cols) * ppi * lda * sizeof(float);
     int resident = res_bytes <= budget && !(eres && atoi(eres) == 0);
 #undef FUSED_LOCAL
     int64_t w[CLT_MLP_MAX_LAYERS + 1], a[CLT_MLP_MAX_LAYERS], soff[CLT_MLP_MAX_LAYERS + 1];
