@@ -1,13 +1,26 @@
-/* Launch 2 of the fused MLP's training step (and the optimizer of its per-layer path): one item per
- * parameter sums the G partial gradients in order 0..G-1 (deterministic), writes grads, then the
- * optimizer step; group 0 also sums the G per-group squared-error sums in a fixed tree order into
- * the loss when asked. With G = 1 and partial = grads (the per-layer path) it is the optimizer alone.
+/* Launch 2 of the fused MLP's training step (and the optimizer of its per-layer path): the G
+ * partial gradients of each parameter are summed by USPLIT items, item q taking groups
+ * q * ceil(G / USPLIT) .. in order, and item 0 adds the USPLIT sums in order q = 0.. (a fixed
+ * order: deterministic); it writes grads, then takes the optimizer step. Group 0 also sums the G
+ * per-group squared-error sums in a fixed tree order into the loss when asked. With G = 1 and
+ * partial = grads (the per-layer path) it is the optimizer alone.
+ * Why the split: one item per parameter made a 50-group sum a chain of 4 batches of loads and the
+ * whole launch 6.4 us of the H200's 46 us step at 200 points (issue 19); USPLIT items per
+ * parameter put all of a small G's loads in flight at once.
  *
- * -D contract: UWG (a power of two, the launch's exact local size).
+ * -D contract: UWG (a power of two, the launch's exact local size), USPLIT (a power of two
+ * dividing UWG: items per parameter; a group covers UWG / USPLIT parameters).
  */
 #ifndef UWG
 #define UWG 256
 #endif
+#ifndef USPLIT
+#define USPLIT 8
+#endif
+#if UWG % USPLIT != 0
+#error "USPLIT must divide UWG"
+#endif
+#define UPG (UWG / USPLIT) /* parameters per group */
 
 /* s = (lr or lr / bias correction 1, beta1 or momentum, beta2, eps, weight decay, sqrt(bias
  * correction 2), 1 / (n * outputs), dampening); mode 0 gradients only, 1 Adam, 2 SGD momentum
@@ -19,11 +32,9 @@ mlp_update(__global float *params, __global float *grads, __global float *m, __g
            __global const float *partial, __global const float *loss_part, __global float *loss,
            int4 ctl, float8 s, int nparams, int pstride)
 {
-    const int G = ctl.s0, mode = ctl.s1;
+    const int G = ctl.s0, mode = ctl.s1, lid = get_local_id(0);
     __local float red[UWG];
-    const int i = get_global_id(0);
     if (ctl.s2 && get_group_id(0) == 0) {
-        const int lid = get_local_id(0);
         float acc = 0.0f;
         for (int q = lid; q < G; q += UWG)
             acc += loss_part[q];
@@ -36,24 +47,32 @@ mlp_update(__global float *params, __global float *grads, __global float *m, __g
         }
         if (lid == 0)
             loss[0] = red[0] * s.s6;
+        barrier(CLK_LOCAL_MEM_FENCE); /* red is reused below */
     }
-    if (i >= nparams)
+    /* item (q, c): parameter i = group * UPG + c (a warp's loads: consecutive parameters) */
+    const int c = lid % UPG, q = lid / UPG, i = get_group_id(0) * UPG + c;
+    const int per = (G + USPLIT - 1) / USPLIT, g1 = min(G, (q + 1) * per);
+    float part = 0.0f;
+    if (i < nparams) {
+        /* 8 loads in flight (masked past g1: adding 0 is exact), summed in order */
+        for (int g = q * per; g < g1; g += 8) {
+            float t[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+                t[u] = g + u < g1 ? partial[(long)(g + u) * pstride + i] : 0.0f;
+#pragma unroll
+            for (int u = 0; u < 8; u++)
+                part += t[u];
+        }
+    }
+    red[lid] = part;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (q != 0 || i >= nparams)
         return;
-    /* the sum in order 0..G-1, its loads 16 at a time: one load per step made a 50-group sum 50
-     * L2 round trips long */
     float gsum = 0.0f;
-    int q = 0;
-    for (; q + 16 <= G; q += 16) {
-        float t[16];
 #pragma unroll
-        for (int u = 0; u < 16; u++)
-            t[u] = partial[(long)(q + u) * pstride + i];
-#pragma unroll
-        for (int u = 0; u < 16; u++)
-            gsum += t[u];
-    }
-    for (; q < G; q++)
-        gsum += partial[(long)q * pstride + i];
+    for (int u = 0; u < USPLIT; u++)
+        gsum += red[u * UPG + c];
     grads[i] = gsum;
     if (mode == 0)
         return;

@@ -68,7 +68,7 @@ clt_status clt__mlp_variants(clt_context *ctx, clt__variant_use use, clt__varian
         st = emit(ctx, &d, use, l, add);
     }
     if (!st) {
-        char opts[32];
+        char opts[48];
         size_t wg = clt__mlp_update_options(ctx, opts, sizeof opts);
         st = add(l, use, "mlp_update", opts, (int)wg, NULL);
     }

@@ -13,6 +13,7 @@
 #include "tensor/tensor.h"
 
 #define UPDATE_WG 256u
+#define UPDATE_SPLIT 8u /* items per parameter in mlp_update (its USPLIT) */
 
 void clt_mlp_desc_init(clt_mlp_desc *d)
 {
@@ -373,12 +374,23 @@ clt_status clt_mlp_train_step(clt_mlp *mlp, const clt_tensor *x, const clt_tenso
     return step(mlp, "clt_mlp_train_step", x, target, 1, loss_out);
 }
 
+/* mlp_update.cl's items per parameter (USPLIT) in groups of wg; CLT_MLP_USPLIT (a power of two)
+ * overrides it for measurements */
+static size_t update_split(size_t wg)
+{
+    const char *env = getenv("CLT_MLP_USPLIT");
+    size_t split = UPDATE_SPLIT;
+    if (env && atoi(env) > 0 && !(atoi(env) & (atoi(env) - 1)))
+        split = (size_t)atoi(env);
+    return wg < split ? wg : split;
+}
+
 size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap)
 {
     size_t wg = UPDATE_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
-    snprintf(options, cap, "-DUWG=%zu", wg);
+    snprintf(options, cap, "-DUWG=%zu -DUSPLIT=%zu", wg, update_split(wg));
     return wg;
 }
 
@@ -388,7 +400,7 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
 {
     clt_context *ctx = mlp->ctx;
     const clt_mlp_desc *d = &mlp->d;
-    char options[32];
+    char options[48];
     size_t wg = clt__mlp_update_options(ctx, options, sizeof options);
     cl_kernel k;
     /* fused-cpu: its own CPU-shaped twin (mlp_cpu.cl), same arguments plus the chunk of each item */
@@ -432,6 +444,7 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
     cl_int ps = partial == mlp->partial ? (cl_int)mlp->pstride : np; /* the per-layer path: grads */
     if ((st = clt__set_arg(ctx, k, 10, sizeof ps, &ps, who)))
         return st;
-    size_t global = ((size_t)mlp->nparams + wg - 1) / wg * wg;
+    size_t per_group = wg / update_split(wg);
+    size_t global = ((size_t)mlp->nparams + per_group - 1) / per_group * wg;
     return clt__enqueue_kernel(ctx, k, 1, &global, &wg, who);
 }
