@@ -27,7 +27,8 @@
  * (floats of scratch per group), PSTRIDE (floats between groups' partial slices, a multiple of 32),
  * KC (weight rows per forward chunk), BWC (weight columns per backward chunk), RESIDENT (1: every
  * layer's input stays in local memory through the step, 0: two local tiles and the inputs saved
- * to scratch); CLT_REQD (common/fixed_group.h).
+ * to scratch), RT (1: the register-tiled layers, 4 columns x PPI points per item, for big
+ * tiles); CLT_REQD (common/fixed_group.h).
  */
 #ifndef WG /* defaults: the PINN of BENCHMARKS.md, so the file also builds on its own */
 #define WG 256
@@ -46,6 +47,9 @@
 #define BWC 16
 #define RESIDENT 0
 #endif
+#ifndef RT
+#define RT 0
+#endif
 /* On NVIDIA the host rebuilds a variant without the attribute (-DCLT_REQD=0) when ptxas spilled
  * with it (common/fixed_group.h, src/program/fixed_group_build.c): with it ptxas lowers mlp_train
  * to 40-48 registers to fit a fifth group per SM, spilling 12-64 B (bench/results/h200/
@@ -55,7 +59,12 @@
 #include "common/mlp_net.h"
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
+#if RT
+#define RQ (COLS / 4) /* items across a row: 4 columns each */
+#define NR (WG / RQ)
+#else
 #define NR (WG / COLS)
+#endif
 #define LDA (COLS + 4) /* local row stride: float4-aligned rows; the weight gradient's 4-wide
                           blocks read up to 3 columns past a width */
 #define LDW (BWC + 1)  /* the staged weight chunk's row stride: conflict-free row reads */
@@ -67,8 +76,8 @@
 #error "KC and BWC must be multiples of 4, BWC at most COLS"
 #endif
 
-#if WG % COLS != 0
-#error "WG must be a multiple of COLS"
+#if WG % (RT ? COLS / 4 : COLS) != 0
+#error "WG must be a multiple of the items across a row"
 #endif
 
 __constant int soff[NL + 1] = {MLP_SOFF};
@@ -189,6 +198,157 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
 
+#if RT
+/* row[j .. j + 3] of a weight row (zeros at and past lim; vec: every row float4-aligned and
+ * j + 3 < lim) */
+static inline float4 w4(__global const float *row, int j, int lim, int vec)
+{
+    if (vec)
+        return *(__global const float4 *)(row + j);
+    return (float4)(j < lim ? row[j] : 0.0f, j + 1 < lim ? row[j + 1] : 0.0f,
+                    j + 2 < lim ? row[j + 2] : 0.0f, j + 3 < lim ? row[j + 3] : 0.0f);
+}
+
+/* A layer of at most 4 outputs (the PINN's last) in RT: one column quad would leave one item per
+ * row with all of K (as long as a 128-wide layer), so item (r, lane) sums its k = lane,
+ * lane + RQ, .. for the row's points (narrow_part, into nxt, which holds TP * COLS floats) and the
+ * RQ partial sums of each output are added in order lane = 0.. (narrow_sum: a fixed order). Was
+ * 8 of the 70 us of pinn_forward/10000 on the H200 before this split. */
+#define NZ ((TP * 4 + WG - 1) / WG) /* outputs (point, column of 4) per item */
+static inline void narrow_part(__global const float *W, int K, int O, __local const float *cur,
+                               __local float *nxt)
+{
+    const int lid = get_local_id(0), lane = lid % RQ, r = lid / RQ;
+    float4 acc[PPI];
+#pragma unroll
+    for (int i = 0; i < PPI; i++)
+        acc[i] = (float4)(0.0f);
+    for (int k = lane; k < K; k += RQ) {
+        const float4 wk = w4(W + k * O, 0, O, 0);
+#pragma unroll
+        for (int i = 0; i < PPI; i++)
+            acc[i] = fma((float4)(cur[(r + i * NR) * LDA + k]), wk, acc[i]);
+    }
+#pragma unroll
+    for (int i = 0; i < PPI; i++) /* [r][lane][i] */
+        ((__local float4 *)nxt)[(r * RQ + lane) * PPI + i] = acc[i];
+}
+
+/* z[u] of output q = lid + u WG (point p = q / 4 = r' + i' NR, column q % 4) */
+static inline void narrow_sum(__global const float *W, int K, int O, __local const float *nxt,
+                              float *z)
+{
+    const int lid = get_local_id(0);
+#pragma unroll
+    for (int u = 0; u < NZ; u++) {
+        const int q = lid + u * WG, p = q / 4, c = q % 4;
+        z[u] = 0.0f;
+        if (q < TP * 4 && c < O) {
+            __local const float *src = nxt + ((p % NR) * RQ * PPI + p / NR) * 4 + c;
+            float t = W[K * O + c];
+            for (int ln = 0; ln < RQ; ln++)
+                t += src[ln * PPI * 4];
+            z[u] = t;
+        }
+    }
+}
+
+/* The register-tiled layer (RT, big tiles): item (r, jq) computes columns 4 jq .. 4 jq + 3 of the
+ * points r, r + NR, ..: per k one float4 of W (a warp reads 512 contiguous bytes; the group's
+ * other rows hit L1) and one broadcast activation per point feed 4 * PPI FMAs. The one-column
+ * items of layer_fwd spent one local load per 4 FMAs, which bounded the big tiles by the local
+ * memory pipe; here it is PPI local loads per 16 PPI FMAs (H200, with narrow_part below:
+ * pinn_forward/10000 82 -> 62 us, issue 19). KC rows of W per chunk, the next in flight.
+ * Same contract as layer_fwd. */
+static inline void layer_fwd_rt(int l, __global const float *params, __local const float *cur,
+                                __local float *nxt, __global float *scr, int save)
+{
+    const int K = widths[l], O = widths[l + 1], a = acts[l];
+    const int lid = get_local_id(0), j0 = 4 * (lid % RQ), r = lid / RQ;
+    __global const float *W = params + poff[l];
+    if (scr && save)
+        for (int q = lid; q < TP * K; q += WG)
+            scr[soff[l] + q] = cur[(q / K) * LDA + q % K];
+    /* one column quad: split k across the row instead. Narrow and wide layers take the same
+     * barriers: with narrow_part's barriers under `if (narrow)` POCL's forward came out wrong
+     * (private values not kept across a conditional barrier; not root-caused in POCL) */
+    const int narrow = O <= 4;
+    float z[NZ];
+    if (narrow)
+        narrow_part(W, K, O, cur, nxt);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (narrow)
+        narrow_sum(W, K, O, nxt, z);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (narrow)
+#pragma unroll
+        for (int u = 0; u < NZ; u++) {
+            const int q = lid + u * WG, p = q / 4, c = q % 4;
+            if (q < TP * 4 && c < O) {
+                nxt[p * LDA + c] = act_fwd(a, z[u]);
+                if (scr && a == 4)
+                    scr[soff[NL] + l * TP * COLS + p * COLS + c] = z[u];
+            }
+        }
+    if (!narrow && j0 < O) {
+        const int vec = (O & 3) == 0 && (poff[l] & 3) == 0;
+        const float4 b = w4(W + K * O, j0, O, vec);
+        float4 acc[PPI];
+#pragma unroll
+        for (int i = 0; i < PPI; i++)
+            acc[i] = b;
+        const int full = K / KC * KC;
+        float4 wn[KC];
+        if (full > 0)
+#pragma unroll
+            for (int t = 0; t < KC; t++)
+                wn[t] = w4(W + t * O, j0, O, vec);
+        for (int k0 = 0; k0 < full; k0 += KC) {
+            float4 w[KC];
+#pragma unroll
+            for (int t = 0; t < KC; t++)
+                w[t] = wn[t];
+            if (k0 + KC < full)
+#pragma unroll
+                for (int t = 0; t < KC; t++)
+                    wn[t] = w4(W + (k0 + KC + t) * O, j0, O, vec);
+#pragma unroll
+            for (int t = 0; t < KC; t += 4)
+#pragma unroll
+                for (int i = 0; i < PPI; i++) {
+                    const float4 av = *(__local const float4 *)(cur + (r + i * NR) * LDA + k0 + t);
+                    acc[i] = fma((float4)(av.x), w[t], acc[i]);
+                    acc[i] = fma((float4)(av.y), w[t + 1], acc[i]);
+                    acc[i] = fma((float4)(av.z), w[t + 2], acc[i]);
+                    acc[i] = fma((float4)(av.w), w[t + 3], acc[i]);
+                }
+        }
+        for (int k = full; k < K; k++) {
+            const float4 wk = w4(W + k * O, j0, O, vec);
+#pragma unroll
+            for (int i = 0; i < PPI; i++)
+                acc[i] = fma((float4)(cur[(r + i * NR) * LDA + k]), wk, acc[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PPI; i++) {
+            const int p = r + i * NR;
+            const float z[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+#pragma unroll
+            for (int c = 0; c < 4; c++)
+                if (j0 + c < O) {
+                    nxt[p * LDA + j0 + c] = act_fwd(a, z[c]);
+                    if (scr && a == 4)
+                        scr[soff[NL] + l * TP * COLS + p * COLS + j0 + c] = z[c];
+                }
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+}
+#define LAYER_FWD layer_fwd_rt
+#else
+#define LAYER_FWD layer_fwd
+#endif
+
 /* Forward of all layers, layer l's input in ACT(base, l, resident); returns the output's tile
  * ACT(base, NL, resident). Forced inline:
  * it has two callers, so LLVM's AMDGPU inliner kept it a real call, whose saved registers cost
@@ -205,7 +365,7 @@ forward_tile(__global const float *x, __global const float *B, float scale,
      * and 80 -> 198 in mlp_train on gfx902 (1 wave per SIMD) */
 #pragma unroll 1
     for (int l = 0; l < NL; l++)
-        layer_fwd(l, params, ACT(base, l, resident), ACT(base, l + 1, resident), scr, !resident);
+        LAYER_FWD(l, params, ACT(base, l, resident), ACT(base, l + 1, resident), scr, !resident);
     return ACT(base, NL, resident);
 }
 
@@ -251,6 +411,96 @@ static inline void chunk_store(__local float *wl, const float *v)
     }
 }
 
+#if RT
+/* W_l[k][o .. o + 3] (zeros past K or O) */
+static inline float4 wq(__global const float *W, int k, int o, int K, int O, int vec)
+{
+    return k < K ? w4(W + k * O, o, O, vec) : (float4)(0.0f);
+}
+
+/* The register-tiled input gradient (RT): dL/dz of layer l - 1 = (G W_l^T) * act'(A_l), item
+ * (r, kq) computing inputs 4 kq .. 4 kq + 3 of the points r, r + NR, ..: per 4 outputs o one
+ * float4 of each of its 4 rows of W (read straight from L1/L2: each lane's 16 bytes are half a
+ * sector, whose other half is the next step's) and one broadcast float4 of G per point feed
+ * 16 PPI FMAs, with no staging through local memory and no barrier inside. KC outputs per chunk,
+ * the next chunk's loads in flight. Writes every column of a (zeros past K). */
+static inline void input_grad_rt(int l, __global const float *W, int K, int O,
+                                 __local const float *g, __local float *a, __global const float *scr)
+{
+    const int lid = get_local_id(0), k0 = 4 * (lid % RQ), r = lid / RQ, ap = acts[l - 1];
+    const int vec = (O & 3) == 0 && (poff[l] & 3) == 0;
+    float4 acc[PPI];
+#pragma unroll
+    for (int i = 0; i < PPI; i++)
+        acc[i] = (float4)(0.0f);
+    if (k0 < K) {
+        const int full = O / KC * KC;
+        float4 wn[KC]; /* [step t / 4][row c] of the chunk: rows k0 + c, outputs o0 + t .. + 3 */
+        if (full > 0)
+#pragma unroll
+            for (int t = 0; t < KC; t += 4)
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    wn[t + c] = wq(W, k0 + c, t, K, O, vec);
+        for (int o0 = 0; o0 < full; o0 += KC) {
+            float4 w[KC];
+#pragma unroll
+            for (int t = 0; t < KC; t++)
+                w[t] = wn[t];
+            if (o0 + KC < full)
+#pragma unroll
+                for (int t = 0; t < KC; t += 4)
+#pragma unroll
+                    for (int c = 0; c < 4; c++)
+                        wn[t + c] = wq(W, k0 + c, o0 + KC + t, K, O, vec);
+#pragma unroll
+            for (int t = 0; t < KC; t += 4) {
+                /* the 4 x 4 block transposed: column e = W[k0 .. k0 + 3][o0 + t + e] */
+                const float4 c0 = (float4)(w[t].x, w[t + 1].x, w[t + 2].x, w[t + 3].x);
+                const float4 c1 = (float4)(w[t].y, w[t + 1].y, w[t + 2].y, w[t + 3].y);
+                const float4 c2 = (float4)(w[t].z, w[t + 1].z, w[t + 2].z, w[t + 3].z);
+                const float4 c3 = (float4)(w[t].w, w[t + 1].w, w[t + 2].w, w[t + 3].w);
+#pragma unroll
+                for (int i = 0; i < PPI; i++) {
+                    const float4 gv = *(__local const float4 *)(g + (r + i * NR) * LDA + o0 + t);
+                    acc[i] = fma((float4)(gv.x), c0, acc[i]);
+                    acc[i] = fma((float4)(gv.y), c1, acc[i]);
+                    acc[i] = fma((float4)(gv.z), c2, acc[i]);
+                    acc[i] = fma((float4)(gv.w), c3, acc[i]);
+                }
+            }
+        }
+        for (int o = full; o < O; o++) { /* G's columns past O are zero, W's loads masked */
+            const float4 cw = (float4)(k0 < K ? W[k0 * O + o] : 0.0f,
+                                       k0 + 1 < K ? W[(k0 + 1) * O + o] : 0.0f,
+                                       k0 + 2 < K ? W[(k0 + 2) * O + o] : 0.0f,
+                                       k0 + 3 < K ? W[(k0 + 3) * O + o] : 0.0f);
+#pragma unroll
+            for (int i = 0; i < PPI; i++)
+                acc[i] = fma((float4)(g[(r + i * NR) * LDA + o]), cw, acc[i]);
+        }
+#pragma unroll
+        for (int i = 0; i < PPI; i++) {
+            const int p = r + i * NR;
+            float v[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+#pragma unroll
+            for (int c = 0; c < 4; c++) {
+                const int k = k0 + c;
+                const float z =
+                    ap == 4 && k < K ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + k] : 0.0f;
+                v[c] = k < K ? v[c] * mlp_act_grad(ap, a[p * LDA + k], z) : 0.0f;
+            }
+            acc[i] = (float4)(v[0], v[1], v[2], v[3]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int i = 0; i < PPI; i++) /* every column: zeros past K for the next layer */
+        *(__local float4 *)(a + (r + i * NR) * LDA + k0) = acc[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
 /* Backward of layer l for the tile: G [TP][LDA] (dL/dz of the layer's output; columns O .. COLS - 1
  * zero) in g, the layer's input A_l in a (RESIDENT) or staged into a from the forward's scratch
  * copy; adds the weight and bias gradients into the group's partial slice (set = the first tile:
@@ -267,11 +517,13 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
                              __global float *part, int set)
 {
     const int K = widths[l], O = widths[l + 1];
-    const int lid = get_local_id(0), j = lid % COLS, r = lid / COLS;
+    const int lid = get_local_id(0);
     __global const float *W = params + poff[l];
+#if !RT
     float pre[SPI];
     if (l > 0) /* the first chunk's loads overlap the weight gradient */
         chunk_load(W, K, O, 0, pre);
+#endif
     if (!RESIDENT)
         for (int q = lid; q < TP * K; q += WG) {
             const int p = q / K, c = q - p * K;
@@ -322,8 +574,11 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
     }
     if (l == 0)
         return;
+#if RT
+    input_grad_rt(l, W, K, O, g, a, scr);
+#else
     /* input gradient: item (r, k = j) */
-    const int ap = acts[l - 1];
+    const int j = lid % COLS, r = lid / COLS, ap = acts[l - 1];
     float acc[PPI];
 #pragma unroll
     for (int i = 0; i < PPI; i++)
@@ -362,6 +617,7 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
     for (int i = 0; i < PPI; i++) /* every column: zeros past K for the next layer's chunks */
         a[(r + i * NR) * LDA + j] = acc[i];
     barrier(CLK_LOCAL_MEM_FENCE);
+#endif
 }
 
 /* sc = (Fourier scale, 2 / (n * outputs): the MSE gradient's factor) */
@@ -373,7 +629,7 @@ mlp_train(__global const float *x, __global const float *B, __global const float
     x += off.s0; /* element offsets of the caller's x and target */
     target += off.s1;
     /* the activation tiles (NL + 1 or 2), then the staged W chunk */
-    __local float4 lb[(RESIDENT ? NL + 1 : 2) * (TP * LDA / 4) + (COLS * LDW + 3) / 4];
+    __local float4 lb[(RESIDENT ? NL + 1 : 2) * (TP * LDA / 4) + (RT ? 1 : (COLS * LDW + 3) / 4)];
     __local float *base = (__local float *)lb, *wl = base + (RESIDENT ? NL + 1 : 2) * TP * LDA;
     const int lid = get_local_id(0), O = widths[NL], aout = acts[NL - 1];
     const long G = get_num_groups(0), g = get_group_id(0);

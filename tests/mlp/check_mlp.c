@@ -35,6 +35,9 @@ static const net_case cases[] = {
     /* widths off every chunk (KC 32/64, BWC 4-64) and 4-wide block: remainder rows, masked dW
      * blocks, partial weight chunks; 1031 points: several tiles per group on every device */
     {3, 0, 4, {100, 37, 7, 3}, {CLT_TANH, CLT_SILU, CLT_RELU, CLT_IDENTITY}, CLT_MLP_ADAM, 1031},
+    /* the register-tiled big tiles (width 64..128): rows not float4-aligned (70), a silu output
+     * layer of 4 (its k split across the row), 333 points (a partial last tile) */
+    {3, 0, 2, {70, 4}, {CLT_SILU, CLT_SILU}, CLT_MLP_SGD, 333},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 

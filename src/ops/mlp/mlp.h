@@ -9,10 +9,13 @@
 
 #define MLP_FUSED_GROUP 256 /* items of the fused kernels' group (COLS columns x NR rows) */
 #define MLP_TILE 32         /* points per tile when local memory allows */
+#define MLP_RT_GROUP 128    /* items of the register-tiled big tiles' group (mlp_fused.cl RT) */
 
 /* The fused kernels' shape on one device (mlp_fused.cl's -D contract). */
 typedef struct mlp_fused_cfg {
-    int wg, cols, ppi; /* tile TP = (wg / cols) * ppi points */
+    int wg, cols, ppi; /* group, columns (a power of two >= every width), points per item */
+    int64_t tp;        /* points per tile: the rows of items (wg / cols, or wg / (cols / 4) with
+                          the register-tiled layers) times ppi */
     int max_groups;    /* persistent grid cap of the training launch */
     char options[640]; /* the -D list for this network */
     int64_t scratch;   /* floats of scratch per group */

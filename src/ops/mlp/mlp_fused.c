@@ -70,17 +70,28 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     int cols = 16;
     while (cols < maxw)
         cols *= 2;
+    /* RT: the register-tiled layers (mlp_fused.cl) for the big tiles of networks 64 or 128 wide,
+     * in groups of MLP_RT_GROUP (4 rows of 32 items at width 128, 8 points each: the 32-point
+     * tile). H200 (one run, 10000 points): pinn_forward 82 -> 62 us, pinn_train_step 320 -> 232;
+     * WG 256 with 4 or 8 points per item 328-334 us, 16 points per item (64-point tiles) the same
+     * as 8. CLT_MLP_RT=0 keeps the one-column items (measurements only). */
+    const char *ert = getenv("CLT_MLP_RT");
+    const int rt = ppi_want == 0 && cols >= 64 && !(ert && atoi(ert) == 0);
+    const int across = rt ? cols / 4 : cols; /* items across a row of the tile */
     /* CLT_MLP_WG / CLT_MLP_PPI override the group and points per item (measurements only) */
     const char *ewg = getenv("CLT_MLP_WG"), *eppi = getenv("CLT_MLP_PPI");
-    int wg = ewg && atoi(ewg) >= cols && atoi(ewg) % cols == 0 ? atoi(ewg) : MLP_FUSED_GROUP;
-    while ((uint64_t)wg > ctx->limits.max_work_group_size && wg > cols)
+    int wg = ewg && atoi(ewg) >= across && atoi(ewg) % across == 0 ? atoi(ewg)
+             : rt                                                  ? MLP_RT_GROUP
+                                                                   : MLP_FUSED_GROUP;
+    while ((uint64_t)wg > ctx->limits.max_work_group_size && wg > across)
         wg /= 2;
     if ((uint64_t)wg > ctx->limits.max_work_group_size) {
         snprintf(why, why_size, "the device's groups hold %llu items, the kernel needs %d",
                  (unsigned long long)ctx->limits.max_work_group_size, wg);
         return 0;
     }
-    int ppi = MLP_TILE / (wg / cols) > 0 ? MLP_TILE / (wg / cols) : 1;
+    const int nr = wg / across; /* rows of items */
+    int ppi = MLP_TILE / nr > 0 ? MLP_TILE / nr : 1;
     if (ppi_want > 0 && ppi_want < ppi)
         ppi = ppi_want;
     if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
@@ -97,7 +108,10 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * CLT_MLP_KC / CLT_MLP_BWC override them (measurements only). */
     const char *ekc = getenv("CLT_MLP_KC"), *ebwc = getenv("CLT_MLP_BWC");
     const int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
-    int kc = !nvidia ? 8 : ppi <= 2 ? 64 : 32, bwc = nvidia && ppi <= 2 ? 32 : 16;
+    /* RT's chunk holds KC float4 rows: 8 on the H200 (KC 4 82.8 and 16 94.8 against 70.0 us of
+     * pinn_forward/10000, one run), 4 elsewhere for AMD's VGPRs */
+    int kc = rt ? (nvidia ? 8 : 4) : !nvidia ? 8 : ppi <= 2 ? 64 : 32;
+    int bwc = nvidia && ppi <= 2 ? 32 : 16;
     if (ekc && atoi(ekc) >= 4 && atoi(ekc) <= 128 && atoi(ekc) % 4 == 0)
         kc = atoi(ekc);
     if (ebwc && atoi(ebwc) >= 4 && atoi(ebwc) <= 128 && !(atoi(ebwc) & (atoi(ebwc) - 1)))
@@ -115,12 +129,12 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     if (!nvidia && budget > FUSED_LOCAL_CAP)
         budget = FUSED_LOCAL_CAP;
 #define FUSED_LOCAL(ppi_, bwc_)                                                                    \
-    ((uint64_t)(2 * (wg / cols) * (ppi_) * lda + cols * ((bwc_) + 1)) * sizeof(float))
+    ((uint64_t)(2 * nr * (ppi_) * lda + (rt ? 4 : cols * ((bwc_) + 1))) * sizeof(float))
     while (ppi > 1 && FUSED_LOCAL(ppi, bwc < 16 ? bwc : 16) > budget) /* the tile first, */
         ppi /= 2;
     while (bwc > 4 && FUSED_LOCAL(ppi, bwc) > budget) /* then the chunk */
         bwc /= 2;
-    int64_t tp = (int64_t)(wg / cols) * ppi;
+    int64_t tp = (int64_t)nr * ppi;
     if (FUSED_LOCAL(ppi, bwc) > budget) {
         snprintf(why, why_size, "the activations need %llu B of local memory, the kernels may take %llu",
                  (unsigned long long)FUSED_LOCAL(ppi, bwc), (unsigned long long)budget);
@@ -131,7 +145,7 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
      * latency-bound step). CLT_MLP_RESIDENT=0 turns it off (measurements only). */
     const char *eres = getenv("CLT_MLP_RESIDENT");
     uint64_t res_bytes =
-        FUSED_LOCAL(ppi, bwc) + (uint64_t)(nl - 1) * (wg / cols) * ppi * lda * sizeof(float);
+        FUSED_LOCAL(ppi, bwc) + (uint64_t)(nl - 1) * nr * ppi * lda * sizeof(float);
     int resident = res_bytes <= budget && !(eres && atoi(eres) == 0);
 #undef FUSED_LOCAL
     int64_t w[CLT_MLP_MAX_LAYERS + 1], a[CLT_MLP_MAX_LAYERS], soff[CLT_MLP_MAX_LAYERS + 1];
@@ -142,14 +156,14 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
         if (l < nl)
             a[l] = act_code(d->activations[l]), s += tp * w[l];
     }
-    cfg->wg = wg, cfg->cols = cols, cfg->ppi = ppi;
+    cfg->wg = wg, cfg->cols = cols, cfg->ppi = ppi, cfg->tp = tp;
     cfg->max_groups = group_cap(ctx);
     cfg->scratch = s + nl * tp * cols;
     snprintf(cfg->options, sizeof cfg->options,
              "-DWG=%d -DCOLS=%d -DPPI=%d -DNL=%d -DIN_DIM=%lld -DENC=%d -DSCRATCH=%lld -DPSTRIDE=%lld "
-             "-DKC=%d -DBWC=%d -DRESIDENT=%d",
+             "-DKC=%d -DBWC=%d -DRESIDENT=%d -DRT=%d",
              wg, cols, ppi, nl, (long long)d->inputs, d->encoding == CLT_MLP_ENCODING_FOURIER,
-             (long long)cfg->scratch, (long long)mlp->pstride, kc, bwc, resident);
+             (long long)cfg->scratch, (long long)mlp->pstride, kc, bwc, resident, rt);
     /* the group is still checked against the built kernel's limit below */
     size_t used = strlen(cfg->options);
     snprintf(cfg->options + used, sizeof cfg->options - used, "%s", clt__fixed_group_option(ctx));
@@ -185,7 +199,7 @@ static int fused_variant(clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, char *w
     return 1;
 }
 
-static int64_t tile_points(const mlp_fused_cfg *c) { return (int64_t)(c->wg / c->cols) * c->ppi; }
+static int64_t tile_points(const mlp_fused_cfg *c) { return c->tp; }
 
 /* Variant 0 (tiles of MLP_TILE points) and, on GPUs, variant 1 (2 points per item): a small N in
  * big tiles leaves most compute units idle and each group's chain of layers long, so it takes
