@@ -38,6 +38,8 @@ static const net_case cases[] = {
     /* the register-tiled big tiles (width 64..128): rows not float4-aligned (70), a silu output
      * layer of 4 (its k split across the row), 333 points (a partial last tile) */
     {3, 0, 2, {70, 4}, {CLT_SILU, CLT_SILU}, CLT_MLP_SGD, 333},
+    /* the same with every layer's input resident in local memory (64 wide, 2 layers: fits) */
+    {2, 16, 2, {64, 2}, {CLT_TANH, CLT_IDENTITY}, CLT_MLP_ADAM, 777},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
