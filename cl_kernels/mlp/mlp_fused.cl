@@ -95,6 +95,20 @@ static inline float act_fwd(int a, float z)
     return z;
 }
 
+/* Silu layers keep z (the pre-activation) of layer l's output for the backward in the group's
+ * scratch: its place for point p, column c of the tile */
+#define ZAT(l, p, c) (soff[NL] + (l) * TP * COLS + (p) * COLS + (c))
+
+/* Output (p, col) of layer l with pre-activation z: act(z) into the next tile, and z into the
+ * scratch for a silu layer when training (scr given) */
+static inline void put_out(int l, int a, __local float *nxt, __global float *scr, int p, int col,
+                           float z)
+{
+    nxt[p * LDA + col] = act_fwd(a, z);
+    if (scr && a == 4)
+        scr[ZAT(l, p, col)] = z;
+}
+
 /* The encoded input of the tile's points (rows past n are zeros) into cur [TP][LDA]. */
 static inline void encode_tile(__global const float *x, __global const float *B, float scale,
                                long first, long n, __local float *cur)
@@ -188,12 +202,8 @@ static inline void layer_fwd(int l, __global const float *params, __local const 
                 acc[i] = fma(cur[(r + i * NR) * LDA + k], w, acc[i]);
         }
 #pragma unroll
-        for (int i = 0; i < PPI; i++) {
-            const int p = r + i * NR;
-            nxt[p * LDA + j] = act_fwd(a, acc[i]);
-            if (scr && a == 4)
-                scr[soff[NL] + l * TP * COLS + p * COLS + j] = acc[i];
-        }
+        for (int i = 0; i < PPI; i++)
+            put_out(l, a, nxt, scr, r + i * NR, j, acc[i]);
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 }
@@ -284,11 +294,8 @@ static inline void layer_fwd_rt(int l, __global const float *params, __local con
 #pragma unroll
         for (int u = 0; u < NZ; u++) {
             const int q = lid + u * WG, p = q / 4, c = q % 4;
-            if (q < TP * 4 && c < O) {
-                nxt[p * LDA + c] = act_fwd(a, z[u]);
-                if (scr && a == 4)
-                    scr[soff[NL] + l * TP * COLS + p * COLS + c] = z[u];
-            }
+            if (q < TP * 4 && c < O)
+                put_out(l, a, nxt, scr, p, c, z[u]);
         }
     if (!narrow && j0 < O) {
         const int vec = (O & 3) == 0 && (poff[l] & 3) == 0;
@@ -331,15 +338,11 @@ static inline void layer_fwd_rt(int l, __global const float *params, __local con
         }
 #pragma unroll
         for (int i = 0; i < PPI; i++) {
-            const int p = r + i * NR;
-            const float z[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
+            const float zc[4] = {acc[i].x, acc[i].y, acc[i].z, acc[i].w};
 #pragma unroll
             for (int c = 0; c < 4; c++)
-                if (j0 + c < O) {
-                    nxt[p * LDA + j0 + c] = act_fwd(a, z[c]);
-                    if (scr && a == 4)
-                        scr[soff[NL] + l * TP * COLS + p * COLS + j0 + c] = z[c];
-                }
+                if (j0 + c < O)
+                    put_out(l, a, nxt, scr, r + i * NR, j0 + c, zc[c]);
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
@@ -486,8 +489,7 @@ static inline void input_grad_rt(int l, __global const float *W, int K, int O,
 #pragma unroll
             for (int c = 0; c < 4; c++) {
                 const int k = k0 + c;
-                const float z =
-                    ap == 4 && k < K ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + k] : 0.0f;
+                const float z = ap == 4 && k < K ? scr[ZAT(l - 1, p, k)] : 0.0f;
                 v[c] = k < K ? v[c] * mlp_act_grad(ap, a[p * LDA + k], z) : 0.0f;
             }
             acc[i] = (float4)(v[0], v[1], v[2], v[3]);
@@ -609,7 +611,7 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
 #pragma unroll
         for (int i = 0; i < PPI; i++) {
             const int p = r + i * NR;
-            const float z = ap == 4 ? scr[soff[NL] + (l - 1) * TP * COLS + p * COLS + j] : 0.0f;
+            const float z = ap == 4 ? scr[ZAT(l - 1, p, j)] : 0.0f;
             acc[i] *= mlp_act_grad(ap, a[p * LDA + j], z);
         }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -646,7 +648,7 @@ mlp_train(__global const float *x, __global const float *B, __global const float
             if (c < O && first + p < n) {
                 const float yv = out[p * LDA + c];
                 const float e = yv - target[(first + p) * O + c];
-                const float z = aout == 4 ? scr[soff[NL] + (NL - 1) * TP * COLS + p * COLS + c] : 0.0f;
+                const float z = aout == 4 ? scr[ZAT(NL - 1, p, c)] : 0.0f;
                 sq = fma(e, e, sq);
                 d = sc.y * e * mlp_act_grad(aout, yv, z);
             }

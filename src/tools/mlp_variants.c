@@ -69,7 +69,7 @@ clt_status clt__mlp_variants(clt_context *ctx, clt__variant_use use, clt__varian
     }
     if (!st) {
         char opts[48];
-        size_t wg = clt__mlp_update_options(ctx, opts, sizeof opts);
+        size_t wg = clt__mlp_update_options(ctx, opts, sizeof opts, NULL);
         st = add(l, use, "mlp_update", opts, (int)wg, NULL);
     }
     return st;

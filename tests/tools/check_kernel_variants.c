@@ -121,7 +121,7 @@ START_TEST(test_mlp_listed)
         ck_assert_msg(found, "mlp_fused %s missing", mlp->cfg[v].options);
     }
     char upd[32];
-    clt__mlp_update_options(ctx, upd, sizeof upd);
+    clt__mlp_update_options(ctx, upd, sizeof upd, NULL);
     ck_assert(listed(&l, "mlp_update", upd, CLT__VARIANT_SELECTED));
     clt_mlp_free(mlp);
     clt_tensor_free(B);

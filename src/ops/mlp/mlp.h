@@ -94,8 +94,9 @@ void clt__mlp_layers_free(clt_mlp *mlp);
 
 /* Launch 2 of a step / the per-layer path's optimizer (mlp_update.cl): grads = sum of `groups`
  * partial slices, then the optimizer when update, the loss from loss_part when want_loss. */
-/* mlp_update.cl's options on ctx ("-DUWG=n -DUSPLIT=s") into options; returns the group size n. */
-size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap);
+/* mlp_update.cl's options on ctx ("-DUWG=n -DUSPLIT=s") into options; returns the group size n,
+ * and s (items per parameter) in *split when given. */
+size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap, size_t *split);
 clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t groups,
                            const clt_tensor *loss_part, int64_t n, int update, int want_loss,
                            const char *who);

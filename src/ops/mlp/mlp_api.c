@@ -385,12 +385,15 @@ static size_t update_split(size_t wg)
     return wg < split ? wg : split;
 }
 
-size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap)
+size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap, size_t *split)
 {
     size_t wg = UPDATE_WG;
     while (wg > ctx->limits.max_work_group_size && wg > 1)
         wg >>= 1;
-    snprintf(options, cap, "-DUWG=%zu -DUSPLIT=%zu", wg, update_split(wg));
+    size_t sp = update_split(wg);
+    snprintf(options, cap, "-DUWG=%zu -DUSPLIT=%zu", wg, sp);
+    if (split)
+        *split = sp;
     return wg;
 }
 
@@ -401,7 +404,8 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
     clt_context *ctx = mlp->ctx;
     const clt_mlp_desc *d = &mlp->d;
     char options[48];
-    size_t wg = clt__mlp_update_options(ctx, options, sizeof options);
+    size_t split;
+    size_t wg = clt__mlp_update_options(ctx, options, sizeof options, &split);
     cl_kernel k;
     /* fused-cpu: its own CPU-shaped twin (mlp_cpu.cl), same arguments plus the chunk of each item */
     clt_status st = mlp->fused_cpu
@@ -444,7 +448,7 @@ clt_status clt__mlp_update(clt_mlp *mlp, const clt_tensor *partial, int64_t grou
     cl_int ps = partial == mlp->partial ? (cl_int)mlp->pstride : np; /* the per-layer path: grads */
     if ((st = clt__set_arg(ctx, k, 10, sizeof ps, &ps, who)))
         return st;
-    size_t per_group = wg / update_split(wg);
+    size_t per_group = wg / split;
     size_t global = ((size_t)mlp->nparams + per_group - 1) / per_group * wg;
     return clt__enqueue_kernel(ctx, k, 1, &global, &wg, who);
 }
