@@ -3,7 +3,8 @@
  * cltensor fused MLP: a small fully connected network (input encoding, dense layers with an
  * activation each, MSE loss, Adam or SGD) whose forward pass is ONE launch and whose training step
  * is TWO (forward + loss + backward + per-group weight gradients; then a fixed-order reduction of
- * the gradients fused with the optimizer update and the loss sum), when every width is <= 
+ * the gradients fused with the optimizer update; the loss is summed in a fixed order by the first
+ * on GPUs, where its read goes between the two, by the second on CPUs), when every width is <= 
  * CLT_MLP_FUSED_MAX_WIDTH. Wider networks run the general per-layer path (one GEMM per layer and
  * direction, the library's clt_gemm) with the same API and results to rounding. On a CPU device
  * (POCL) CLT_MLP_PATH_AUTO takes the fused kernels shaped for CPUs ("fused-cpu": one work item per

@@ -7,9 +7,9 @@
  *   the MSE loss and its gradient, the backward through every layer, and the tile's weight and
  *   bias gradients added into the group's own slice of `partial` ([G][PSTRIDE]; the first tile
  *   writes, later tiles add: no atomics, a fixed order). The group's sum of squared errors goes to
- *   loss_part[g].
+ *   loss_part[g], and the last group to finish adds them into the loss (a fixed order).
  * Launch 2 of the step is mlp_update (mlp_update.cl): the fixed-order sum of the partials fused
- *   with the optimizer.
+ *   with the optimizer. The loss's read goes between the two launches.
  *
  * Work split inside a group (WG = COLS * NR items): item (r, j), j = lid % COLS the output column,
  * r = lid / COLS; it owns the PPI points r, r + NR, ... of the tile (TP = NR * PPI), so the
@@ -56,6 +56,7 @@
  * nv_spills.md); without it 64 registers, no spill, pinn_train_step within 1% (94.5 vs 95.4 us at
  * 200 points, equal at 1000 and 10000). 11 of the H200's 21 variants are rebuilt so. */
 #include "common/fixed_group.h"
+#include "common/last_group.h"
 #include "common/mlp_net.h"
 #define MLP_GROUP CLT_FIXED_GROUP(WG)
 #define TP (NR * PPI)
@@ -622,11 +623,29 @@ static inline void layer_bwd(int l, __global const float *params, __local float 
 #endif
 }
 
-/* sc = (Fourier scale, 2 / (n * outputs): the MSE gradient's factor) */
+/* The sum of WG values v of the group's items, in a fixed tree (the result in red[0], every item
+ * past the last barrier) */
+static inline void group_tree(__local float *red, float v)
+{
+    const int lid = get_local_id(0);
+    red[lid] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int w = WG / 2; w > 0; w >>= 1) {
+        if (lid < w)
+            red[lid] += red[lid + w];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* sc = (Fourier scale, 2 / (n * outputs): the MSE gradient's factor). The last group to finish
+ * (common/last_group.h) sums the groups' squared-error sums in a fixed order into loss[0] when
+ * want_loss, so the loss can be read before mlp_update runs: the host then has the loss while
+ * the update is still running (issue 19). counter: zero before the launch, zero after it. */
 __kernel MLP_GROUP void
 mlp_train(__global const float *x, __global const float *B, __global const float *params,
           __global const float *target, __global float *scratch, __global float *partial,
-          __global float *loss_part, long n, float2 sc, ulong2 off)
+          __global float *loss_part, long n, float2 sc, ulong2 off, __global float *loss,
+          __global volatile uint *counter, int want_loss)
 {
     x += off.s0; /* element offsets of the caller's x and target */
     target += off.s1;
@@ -661,13 +680,20 @@ mlp_train(__global const float *x, __global const float *B, __global const float
         barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
     }
     /* the group's squared-error sum: a fixed tree */
-    base[lid] = sq;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int w = WG / 2; w > 0; w >>= 1) {
-        if (lid < w)
-            base[lid] += base[lid + w];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    group_tree(base, sq);
+    __global volatile float *lp = (__global volatile float *)loss_part;
     if (lid == 0)
-        loss_part[g] = base[0];
+        lp[g] = base[0];
+    /* every group takes the same barriers (no barrier under a uniform if: layer_fwd_rt) */
+    __local volatile int last_flag;
+    const int last = last_group_arrives(counter, (uint)G, &last_flag, (uint)lid);
+    float acc = 0.0f;
+    if (last && want_loss)
+        for (long q = lid; q < G; q += WG)
+            acc += lp[q];
+    group_tree(base, acc);
+    if (last && want_loss && lid == 0)
+        loss[0] = base[0] * (0.5f * sc.y); /* 1 / (n * outputs), exactly */
+    if (last)
+        last_group_reset(counter, (uint)lid);
 }

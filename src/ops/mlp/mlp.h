@@ -10,6 +10,7 @@
 #define MLP_FUSED_GROUP 256 /* items of the fused kernels' group (COLS columns x NR rows) */
 #define MLP_TILE 32         /* points per tile when local memory allows */
 #define MLP_RT_GROUP 128    /* items of the register-tiled big tiles' group (mlp_fused.cl RT) */
+#define MLP_RT_TILE_NV 40   /* points of an RT tile on NVIDIA (mlp_fused.c fused_options) */
 
 /* The fused kernels' shape on one device (mlp_fused.cl's -D contract). */
 typedef struct mlp_fused_cfg {
@@ -46,6 +47,7 @@ struct clt_mlp {
     mlp_fused_cfg cfg[2]; /* [0] big tiles, [1] small tiles for small N on GPUs */
     int variants;
     clt_tensor *scratch, *partial, *loss_part; /* grown to the largest grid used */
+    clt_tensor *counter; /* mlp_train's last-group counter (I32 [1]; zero between launches) */
     int64_t groups_cap;
     /* per-layer path: activations act[0..layers] and two gradient buffers, for cap_n points */
     clt_tensor *act[CLT_MLP_MAX_LAYERS + 1], *gbuf[2];
@@ -64,8 +66,12 @@ int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t wh
 int clt__mlp_fused_programs(clt_context *ctx, const clt_mlp_desc *desc, mlp_fused_cfg cfg[2],
                             char *why, size_t why_size);
 clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor *y, int64_t n);
+/* A step of the fused path: mlp_train (which also sums the loss when want_loss), then the loss's
+ * read into *loss_out when given (its status in *read_st: the step goes on without it), then
+ * mlp_update. */
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
-                               int update, int want_loss, const char *who);
+                               int update, int want_loss, clt_future **loss_out,
+                               clt_status *read_st, const char *who);
 
 /* CPU-shaped fused path (mlp_cpu.c): whether this network can run it on ctx (mlp->cpu filled and
  * its kernels built, else why); scratch, partial and loss_part are then its buffers */

@@ -111,7 +111,7 @@ void clt_mlp_free(clt_mlp *mlp)
         return;
     clt_tensor *own[] = {mlp->params, mlp->grads, mlp->m,       mlp->v,
                          mlp->loss,   mlp->B,     mlp->scratch, mlp->partial,
-                         mlp->loss_part};
+                         mlp->loss_part, mlp->counter};
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++)
         clt_tensor_free(own[i]);
     for (int l = 0; l < CLT_MLP_MAX_LAYERS; l++)
@@ -138,7 +138,9 @@ static clt_status make_tensors(clt_mlp *mlp, const clt_tensor *B, uint64_t seed)
         (st = clt_tensor_create(ctx, CLT_F32, 1, &np, &mlp->grads)) ||
         (st = clt_tensor_create(ctx, CLT_F32, 1, &np, &mlp->m)) ||
         (st = clt_tensor_create(ctx, CLT_F32, 1, &np, &mlp->v)) ||
-        (st = clt_tensor_create(ctx, CLT_F32, 1, &one, &mlp->loss)))
+        (st = clt_tensor_create(ctx, CLT_F32, 1, &one, &mlp->loss)) ||
+        (st = clt_tensor_create(ctx, CLT_I32, 1, &one, &mlp->counter)) ||
+        (st = clt_tensor_fill(mlp->counter, 0.0)))
         return st;
     if (B) {
         if ((st = clt_tensor_create(ctx, CLT_F32, 2, B->shape, &mlp->B)) ||
@@ -347,16 +349,25 @@ static clt_status step(clt_mlp *mlp, const char *who, const clt_tensor *x, const
         return clt__fail(mlp->ctx, CLT_ERR_INVALID_SHAPE, "%s: N %lld is too large", who,
                          (long long)n);
     int want_loss = !update || loss_out != NULL;
+    /* the fused GPU path reads the loss between its two launches (clt__mlp_fused_step), the
+     * others after the step */
+    clt_status read_st = CLT_SUCCESS;
     st = mlp->fused_cpu ? clt__mlp_cpu_step(mlp, x, target, n, update, want_loss, who)
-         : mlp->fused   ? clt__mlp_fused_step(mlp, x, target, n, update, want_loss, who)
+         : mlp->fused   ? clt__mlp_fused_step(mlp, x, target, n, update, want_loss, loss_out,
+                                              &read_st, who)
                         : clt__mlp_layers_step(mlp, x, target, n, update, who);
-    if (st != CLT_SUCCESS)
+    if (st != CLT_SUCCESS) {
+        if (loss_out && *loss_out) { /* the update failed after the loss's read: no future */
+            clt_future_free(*loss_out);
+            *loss_out = NULL;
+        }
         return st;
+    }
     if (update)
         mlp->steps++;
-    if (loss_out)
-        st = clt_tensor_read_async(mlp->loss, 0, 1, loss_out);
-    return st;
+    if (loss_out && !mlp->fused)
+        read_st = clt_tensor_read_async(mlp->loss, 0, 1, loss_out);
+    return read_st;
 }
 
 clt_status clt_mlp_gradients(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target)

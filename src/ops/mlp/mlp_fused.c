@@ -92,6 +92,14 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     }
     const int nr = wg / across; /* rows of items */
     int ppi = MLP_TILE / nr > 0 ? MLP_TILE / nr : 1;
+    /* RT on NVIDIA: 40-point tiles. The groups of a step all run at once (up to 4 per SM), so the
+     * SM with the most points sets the time: 10000 points are 313 32-point tiles, 3 on some SMs
+     * (96 points), or 250 40-point tiles, at most 2 per SM (80 points), and 250 partial slices
+     * instead of 313. H200, one call, two runs each (pinn_train_step / pinn_forward at 10000,
+     * us): 32 points 225-227 / 62.0, 40 points 210 / 55.9, 48 points 244-246 / 89, 64 points
+     * 225-228 / 62.0 */
+    if (rt && ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA && MLP_RT_TILE_NV % nr == 0)
+        ppi = MLP_RT_TILE_NV / nr;
     if (ppi_want > 0 && ppi_want < ppi)
         ppi = ppi_want;
     if (eppi && atoi(eppi) > 0 && atoi(eppi) <= 64)
@@ -275,7 +283,8 @@ clt_status clt__mlp_fused_forward(clt_mlp *mlp, const clt_tensor *x, clt_tensor 
 }
 
 clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tensor *target, int64_t n,
-                               int update, int want_loss, const char *who)
+                               int update, int want_loss, clt_future **loss_out,
+                               clt_status *read_st, const char *who)
 {
     clt_context *ctx = mlp->ctx;
     const mlp_fused_cfg *cfg = pick(mlp, n);
@@ -293,14 +302,23 @@ clt_status clt__mlp_fused_step(clt_mlp *mlp, const clt_tensor *x, const clt_tens
     cl_long nn = n;
     cl_float2 sc = clt__mlp_train_scales(mlp, n);
     cl_ulong2 off = {{clt__mlp_elem_off(x), clt__mlp_elem_off(target)}};
+    cl_int want = want_loss;
     if ((st = clt__mlp_train_buffers(mlp, k, x, target, who)))
         return st;
     if ((st = clt__set_arg(ctx, k, 7, sizeof nn, &nn, who)) ||
         (st = clt__set_arg(ctx, k, 8, sizeof sc, &sc, who)) ||
-        (st = clt__set_arg(ctx, k, 9, sizeof off, &off, who)))
+        (st = clt__set_arg(ctx, k, 9, sizeof off, &off, who)) ||
+        (st = clt__set_arg(ctx, k, 10, sizeof(cl_mem), &mlp->loss->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 11, sizeof(cl_mem), &mlp->counter->storage->mem, who)) ||
+        (st = clt__set_arg(ctx, k, 12, sizeof want, &want, who)))
         return st;
     size_t local = (size_t)cfg->wg, global = (size_t)groups * local;
     if ((st = clt__enqueue_kernel(ctx, k, 1, &global, &local, who)) != CLT_SUCCESS)
         return st;
-    return clt__mlp_update(mlp, mlp->partial, groups, mlp->loss_part, n, update, want_loss, who);
+    /* The loss is final after mlp_train: reading it before mlp_update lets the host have it, and
+     * enqueue the next step, while the update runs (H200, pinn_train_step/200: the update's
+     * 6.9 us and the 5.4 us between a kernel and a read left the wait for the loss) */
+    if (loss_out)
+        *read_st = clt_tensor_read_async(mlp->loss, 0, 1, loss_out);
+    return clt__mlp_update(mlp, mlp->partial, groups, mlp->loss_part, n, update, 0, who);
 }
