@@ -1,9 +1,10 @@
 /* Launch 2 of the fused MLP's training step (and the optimizer of its per-layer path): the G
  * partial gradients of each parameter are summed by USPLIT items, item q taking groups
  * q * ceil(G / USPLIT) .. in order, and item 0 adds the USPLIT sums in order q = 0.. (a fixed
- * order: deterministic); it writes grads, then takes the optimizer step. Group 0 also sums the G
- * per-group squared-error sums in a fixed tree order into the loss when asked. With G = 1 and
- * partial = grads (the per-layer path) it is the optimizer alone.
+ * order: deterministic); it writes grads, then takes the optimizer step. With G = 1 and
+ * partial = grads (the per-layer path) it is the optimizer alone. The loss is not summed here:
+ * mlp_train's last group does it (mlp_fused.cl), so the host can read it before this launch;
+ * loss_part and loss are the arguments mlp_cpu_update (mlp_cpu.c's twin, which does sum it) shares.
  * Why the split: one item per parameter made a 50-group sum a chain of 4 batches of loads and the
  * whole launch 6.4 us of the H200's 46 us step at 200 points (issue 19); USPLIT items per
  * parameter put all of a small G's loads in flight at once.
@@ -25,7 +26,8 @@
 /* s = (lr or lr / bias correction 1, beta1 or momentum, beta2, eps, weight decay, sqrt(bias
  * correction 2), 1 / (n * outputs), dampening); mode 0 gradients only, 1 Adam, 2 SGD momentum
  * (torch.optim.SGD: buf = momentum * buf + (1 - dampening) * g, first step buf = g; p -= lr * buf).
- * ctl = (groups G, mode, want loss, first step); partial and grads may be the same buffer (G = 1);
+ * ctl = (groups G, mode, want loss: mlp_cpu_update's only, first step); partial and grads may be the
+ * same buffer (G = 1);
  * pstride: floats between the partial slices. */
 __kernel __attribute__((reqd_work_group_size(UWG, 1, 1))) void
 mlp_update(__global float *params, __global float *grads, __global float *m, __global float *v,
@@ -34,21 +36,6 @@ mlp_update(__global float *params, __global float *grads, __global float *m, __g
 {
     const int G = ctl.s0, mode = ctl.s1, lid = get_local_id(0);
     __local float red[UWG];
-    if (ctl.s2 && get_group_id(0) == 0) {
-        float acc = 0.0f;
-        for (int q = lid; q < G; q += UWG)
-            acc += loss_part[q];
-        red[lid] = acc;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int w = UWG / 2; w > 0; w >>= 1) {
-            if (lid < w)
-                red[lid] += red[lid + w];
-            barrier(CLK_LOCAL_MEM_FENCE);
-        }
-        if (lid == 0)
-            loss[0] = red[0] * s.s6;
-        barrier(CLK_LOCAL_MEM_FENCE); /* red is reused below */
-    }
     /* item (q, c): parameter i = group * UPG + c (a warp's loads: consecutive parameters) */
     const int c = lid % UPG, q = lid / UPG, i = get_group_id(0) * UPG + c;
     const int per = (G + USPLIT - 1) / USPLIT, g1 = min(G, (q + 1) * per);

@@ -99,7 +99,8 @@ clt_status clt__mlp_layers_step(clt_mlp *mlp, const clt_tensor *x, const clt_ten
 void clt__mlp_layers_free(clt_mlp *mlp);
 
 /* Launch 2 of a step / the per-layer path's optimizer (mlp_update.cl): grads = sum of `groups`
- * partial slices, then the optimizer when update, the loss from loss_part when want_loss. */
+ * partial slices, then the optimizer when update, the loss from loss_part when want_loss (on
+ * fused-cpu only: the GPU fused path's mlp_train sums the loss itself). */
 /* mlp_update.cl's options on ctx ("-DUWG=n -DUSPLIT=s") into options; returns the group size n,
  * and s (items per parameter) in *split when given. */
 size_t clt__mlp_update_options(const clt_context *ctx, char *options, size_t cap, size_t *split);
