@@ -173,19 +173,23 @@ static void check_case(int ci, clt_mlp_path path)
         ck_assert_msg(fabs(gd[i] - g[i]) <= gtol, "case %d grad[%lld] = %.9g, want %.9g (max %g)", ci,
                       (long long)i, gd[i], g[i], gm);
     ck_assert_int_eq(clt_mlp_steps(f.mlp), 0);
-    /* three optimizer steps, the loss read through the future on the last */
+    /* three optimizer steps, each step's loss read through a future, all waited for only after
+     * the last step: each future keeps its own step's loss */
     memset(m, 0, sizeof(double) * (size_t)np * 2);
-    float fl = 0;
+    double want_loss[3];
+    clt_future *fut[3] = {NULL, NULL, NULL};
     for (int s = 1; s <= 3; s++) {
-        double l = ref_mlp_gradients(&f.r, p, n, f.x, f.t, g);
+        want_loss[s - 1] = ref_mlp_gradients(&f.r, p, n, f.x, f.t, g);
         ref_mlp_update(&f.r, p, g, m, v, s);
-        clt_future *fut = NULL;
-        TU_OK(clt_mlp_train_step(f.mlp, f.dx, f.dt, s == 3 ? &fut : NULL));
-        if (s == 3) {
-            TU_OK(clt_future_get(fut, &fl, sizeof fl));
-            clt_future_free(fut);
-            ck_assert_msg(fabs(fl - l) <= 1e-4 * (1 + l), "case %d step loss %.9g, want %.9g", ci, fl, l);
-        }
+        TU_OK(clt_mlp_train_step(f.mlp, f.dx, f.dt, &fut[s - 1]));
+    }
+    for (int s = 0; s < 3; s++) {
+        float fl = 0;
+        double l = want_loss[s];
+        TU_OK(clt_future_get(fut[s], &fl, sizeof fl));
+        clt_future_free(fut[s]);
+        ck_assert_msg(fabs(fl - l) <= 1e-4 * (1 + l), "case %d step %d loss %.9g, want %.9g", ci, s + 1,
+                      fl, l);
     }
     ck_assert_int_eq(clt_mlp_steps(f.mlp), 3);
     float *pd = read_all(clt_mlp_params(f.mlp));
