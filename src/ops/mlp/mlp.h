@@ -11,6 +11,7 @@
 #define MLP_TILE 32         /* points per tile when local memory allows */
 #define MLP_RT_GROUP 128    /* items of the register-tiled big tiles' group (mlp_fused.cl RT) */
 #define MLP_RT_TILE_NV 40   /* points of an RT tile on NVIDIA (mlp_fused.c fused_options) */
+#define FUSED_LOCAL_CAP (32u * 1024u) /* bytes of local memory off NVIDIA (fused_options) */
 
 /* The fused kernels' shape on one device (mlp_fused.cl's -D contract). */
 typedef struct mlp_fused_cfg {

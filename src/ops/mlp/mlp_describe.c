@@ -8,18 +8,33 @@
 
 void clt__mlp_describe(const clt_context *ctx, char *buf, size_t size)
 {
-    unsigned long long wg = MLP_FUSED_GROUP;
+    if (clt__cpu_style(ctx)) { /* clt_mlp_create's auto on a CPU device (mlp_api.c) */
+        snprintf(buf, size,
+                 "mlp: fused-cpu (forward: mlp_cpu_forward, 1 launch; train step: mlp_cpu_train + "
+                 "mlp_cpu_update, 2 launches; a work item per tile of points, SIMD across the "
+                 "tile) when every width <= %d; else per-layer (clt_gemm per layer, ~4 launches per "
+                 "layer and step); the GPU-shaped fused kernels only when forced\n",
+                 CLT_MLP_FUSED_MAX_WIDTH);
+        return;
+    }
+    unsigned long long wg = MLP_FUSED_GROUP, rt = MLP_RT_GROUP;
     while (wg > ctx->limits.max_work_group_size && wg > 16)
         wg /= 2;
-    unsigned long long local = 2ull * MLP_TILE * (CLT_MLP_FUSED_MAX_WIDTH + 4) * sizeof(float);
+    while (rt > ctx->limits.max_work_group_size && rt > 16)
+        rt /= 2;
+    int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
+    int rt_tile = nvidia ? MLP_RT_TILE_NV : MLP_TILE;
+    unsigned long long budget = ctx->limits.local_mem_budget;
+    if (!nvidia && budget > FUSED_LOCAL_CAP)
+        budget = FUSED_LOCAL_CAP;
     snprintf(buf, size,
-             "mlp: fused (forward: mlp_forward, 1 launch; train step: mlp_train + mlp_update, 2 "
-             "launches) when every width <= %d and silu/tanh/relu/sigmoid/identity: groups of %llu "
-             "items, tiles of up to %d points (%llu B local at width 128, budget %llu B); else "
-             "per-layer (clt_gemm per layer, ~4 launches per layer and step)%s\n",
-             CLT_MLP_FUSED_MAX_WIDTH, wg, MLP_TILE, local,
-             (unsigned long long)ctx->limits.local_mem_budget,
-             clt__cpu_style(ctx) ? "; auto takes per-layer on this CPU device (faster here), "
-                                   "fused only when forced or for silu"
-                                 : "");
+             "mlp: fused (forward: mlp_forward, 1 launch; train step: mlp_train, which also sums "
+             "the loss, + mlp_update, 2 launches) when every width <= %d and "
+             "silu/tanh/relu/sigmoid/identity: networks 64-%d wide in register-tiled groups of "
+             "%llu items (tiles of %d points; small N in smaller tiles), narrower ones in groups of "
+             "up to %llu items (tiles of up to %d points), within %llu B of local memory a group; "
+             "else per-layer "
+             "(clt_gemm per layer, ~4 launches per layer and step)\n",
+             CLT_MLP_FUSED_MAX_WIDTH, CLT_MLP_FUSED_MAX_WIDTH, rt, rt_tile, wg, MLP_TILE,
+             budget);
 }

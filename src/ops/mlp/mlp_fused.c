@@ -11,7 +11,6 @@
 #include "tensor/tensor.h"
 
 #define FUSED_FAMILY "mlp_fused"
-#define FUSED_LOCAL_CAP (32u * 1024u) /* bytes of local memory off NVIDIA (fused_options) */
 
 static int act_code(clt_unary_op a)
 {
