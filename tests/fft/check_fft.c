@@ -237,8 +237,8 @@ static void run_case(clt_context *ctx, const fft_case *c)
     clt_tensor_free(tin);
 }
 
-/* 105 = 3 5 7 and 111 = 3 37: odd lengths whose radices fft_rows reorders (its largest radix up to
- * 32 leads: 7 3 5) or leaves (37 is past the lanes' 32) */
+/* 85, 105 = 3 5 7, 111 = 3 37: odd lengths, whose later fft_rows stages have an odd span (four
+ * butterflies in lanes, the rest one by one) and 37 a radix past the lanes' 32 */
 static const int64_t lengths_1d[] = {1, 2, 3, 4, 7, 8, 12, 16, 85, 97, 105, 111, 128, 1000, 1024, 1536, 4096};
 #define N_LENGTHS (sizeof lengths_1d / sizeof lengths_1d[0])
 

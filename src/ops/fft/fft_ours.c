@@ -43,7 +43,6 @@ typedef struct ours_state {
     ours_pass pass[CLT_FFT_MAX_RANK];
     int64_t scratch;           /* complex elements of each of the two stage buffers */
     int64_t staging;           /* complex elements of the C2R staging area (0: none) */
-    int rows;                  /* passes run as fft_rows (CPU devices), else stage by stage */
 } ours_state;
 
 /* Radices for n: 4s, then 2, then odd primes ascending (3, 5, 7 have their own kernels; larger ones
@@ -71,25 +70,6 @@ static int factor(int64_t n, int *radix)
     if (n > 1)
         radix[count++] = (int)n; /* a prime: the planner caps lengths well below 2^31 */
     return count;
-}
-
-/* fft_rows (cl_kernels/fft/fft_stockham.cl) runs the first stage in float4 lanes for any radix up
- * to ROW_REGS (32), a later one only when the span before it is a multiple of 4: always after the
- * 4s and 2s lead, never for an odd length, whose later stages go one butterfly at a time. So an
- * odd length leads with its largest radix that lanes take: 85 = 17 x 5 runs its radix-17 stage
- * in lanes and its cheap radix-5 stage one by one, instead of the reverse. */
-static void rows_order(int *radix, int count)
-{
-    if (count < 2 || radix[0] % 2 == 0)
-        return;
-    int best = 0;
-    for (int j = 1; j < count; j++)
-        if (radix[j] <= 32 && radix[j] > radix[best])
-            best = j;
-    int lead = radix[best];
-    for (int j = best; j > 0; j--)
-        radix[j] = radix[j - 1];
-    radix[0] = lead;
 }
 
 /* Layout of one side for a pass along `axis`: dims other than the axis become batch dims 1 and 2,
@@ -123,8 +103,6 @@ static void add_pass(ours_state *s, const clt_fft_key *k, int axis, const int64_
     ours_pass *p = &s->pass[s->npasses++];
     p->n = k->n[axis];
     p->stages = factor(p->n, p->radix);
-    if (s->rows)
-        rows_order(p->radix, p->stages);
     p->src = src;
     p->dst = dst;
     side_layout(k, axis, src_len, src_stride, src_dist, src_mode, p->src_lay);
@@ -183,7 +161,6 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
     ours_state *s = calloc(1, sizeof *s);
     if (!s)
         return clt__fail(plan->ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
-    s->rows = clt__cpu_style(plan->ctx); /* CPU devices (the gfx902 profile keeps the stage kernels) */
     int r = k->rank, last = r - 1;
     int64_t full[CLT_FFT_MAX_RANK], half[CLT_FFT_MAX_RANK];
     memcpy(full, k->n, sizeof full);
@@ -501,7 +478,7 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
     /* 32-bit indices when every element index of every launch fits (2 per complex element) */
     int idx32 = 2 * (plan->in_span + (int64_t)in_off) < IDX32_LIMIT &&
                 2 * (plan->out_span + (int64_t)out_off) < IDX32_LIMIT && 2 * total < IDX32_LIMIT;
-    int rows = s->rows;
+    int rows = clt__cpu_style(ctx); /* CPU devices (the gfx902 profile keeps the stage kernels) */
     clt_status st = prepare_kernels(ctx, s, idx32, rows);
     if (st != CLT_SUCCESS)
         return st;
