@@ -122,11 +122,12 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
  * (columns) share cache lines between neighbouring transforms. Same stage arithmetic.
  * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
  * vectorises only straight-line code across work items, and the items here are whole rows (loops),
- * so stages with ns >= 4 and a radix up to ROW_REGS on contiguous complex rows (every middle
- * stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts apart,
- * the last ns mod 4 one by one (an odd length's spans are odd: batched 85 = 5 x 17 on POCL ran its
- * radix-17 stage at ns = 5 one by one, 48-59 ms, and 16-17 ms with four of five in lanes); a
- * contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
+ * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
+ * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
+ * apart; an odd length's spans are odd, so its later stages take four at a time while four remain
+ * and the last ns mod 4 one by one (batched 85 = 5 x 17 on POCL ran its radix-17 stage at ns = 5
+ * all one by one: 48-58 ms, 16-17 with four of five in lanes; the multiple-of-4 loop is kept apart:
+ * one loop for both measured 15-20 % slower on power-of-two rows there); a contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
  * m / 4 one by one. A side those lanes cannot take (a strided axis such as the columns of a 2-D
  * transform, a Hermitian-half read, a half or real-part write) is first gathered into, or last
  * scattered from, the item's scratch row as contiguous complex, so that every stage runs in lanes:
@@ -372,11 +373,12 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             idx_t a_base = batch_base(la, s == 0 && !gather ? b : row);
             idx_t c_base = batch_base(lb, to_dst ? b : row);
             float sc = s == stages - 1 ? scale : 1.0f;
-            /* butterflies k..k+3 in lanes while four remain (all of them when ns is a multiple of 4:
-             * after the leading 4s and 2s), the last ns mod 4 one by one (odd lengths: ns odd) */
-            int lanes = radix <= ROW_REGS && ns >= 4 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
+            int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
                         lb.s7 == 0;
-            const idx_t k_lanes = lanes ? ns & ~(idx_t)3 : 0;
+            /* an odd span (odd lengths): butterflies k..k+3 in lanes while four remain, the last
+             * ns mod 4 one by one below */
+            const int part = !lanes && radix <= ROW_REGS && ns > 4 && la.s1 == 1 && la.s7 == 0 &&
+                             lb.s1 == 1 && lb.s7 == 0;
             idx_t blk0 = 0;
             if (ns == 1 && radix <= ROW_REGS && la.s1 == 1 && la.s7 <= 1 && lb.s1 == 1 && lb.s7 == 0) {
                 int real = la.s7 == 1;
@@ -390,16 +392,22 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                     global const float *pa = a + 2 * (a_base + blk);
                     global float *pc = c + 2 * (c_base + out_blk);
                     if (radix == 4)
-                        for (idx_t k = 0; k < k_lanes; k += 4)
+                        for (idx_t k = 0; k < ns; k += 4)
                             row_radix4_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
                     else if (radix == 2)
-                        for (idx_t k = 0; k < k_lanes; k += 4)
+                        for (idx_t k = 0; k < ns; k += 4)
                             row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
                     else
-                        for (idx_t k = 0; k < k_lanes; k += 4)
+                        for (idx_t k = 0; k < ns; k += 4)
                             row_any_x4(pa + 2 * k, pc + 2 * k, tw, n, m, ns, k, step, (int)radix, dir, sc);
+                    continue;
                 }
-                for (idx_t k = k_lanes; k < ns; k++) {
+                idx_t k0 = 0;
+                if (part)
+                    for (; k0 + 4 <= ns; k0 += 4)
+                        row_any_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, n, m, ns,
+                                   k0, step, (int)radix, dir, sc);
+                for (idx_t k = k0; k < ns; k++) {
                     idx_t j = blk + k, out0 = out_blk + k;
                     if (radix == 4) {
                         float2 v0 = load_elem(a, la, a_base, n, j);
