@@ -116,23 +116,24 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
 /* CPU devices: one work item runs every stage of one transform (batch item b) in turn, for each b
  * of its contiguous share of the batch, the middle stages through its own rows of the two scratch
  * buffers (tmp + g n and tmp + scratch + g n for item g, complex elements from tmp_off). The rows
- * stay in the core's cache from stage to stage and from transform to transform (the host launches
- * a few items per core), where the stage kernels above stream the whole batch through memory once
- * per stage. A contiguous share: POCL runs a group's items one after another, and strided axes
- * (columns) share cache lines between neighbouring transforms. Same stage arithmetic.
- * Butterflies run block by block (j = blk + k, k < ns), so no division per butterfly. POCL
- * vectorises only straight-line code across work items, and the items here are whole rows (loops),
- * so stages with ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every
- * middle stage) carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts
- * apart; an odd length's spans are odd, so its later stages take four at a time while four remain
- * and the last ns mod 4 one by one (batched 85 = 5 x 17 on POCL ran its radix-17 stage at ns = 5
- * all one by one: 48-58 ms, 16-17 with four of five in lanes; the multiple-of-4 loop is kept apart:
- * one loop for both measured 15-20 % slower on power-of-two rows there); a contiguous first stage (ns = 1), complex or real, carries butterflies j..j+3, the rest of
- * m / 4 one by one. A side those lanes cannot take (a strided axis such as the columns of a 2-D
- * transform, a Hermitian-half read, a half or real-part write) is first gathered into, or last
- * scattered from, the item's scratch row as contiguous complex, so that every stage runs in lanes:
- * the scalar first and last stages made the column pass of rfft2/64x256x256 on POCL 16.5 ms and
- * its R2C row pass (half write) 20 ms, where a contiguous batched C2C of the same size takes ~5. */
+ * stay in the core's cache from stage to stage and from transform to transform (the host launches a
+ * few items per core), where the stage kernels above stream the whole batch through memory once per
+ * stage. A contiguous share: POCL runs a group's items one after another, and strided axes
+ * (columns) share cache lines between neighbouring transforms. Same stage arithmetic. Butterflies
+ * run block by block (j = blk + k, k < ns), so no division per butterfly. POCL vectorises only
+ * straight-line code across work items, and the items here are whole rows (loops), so stages with
+ * ns a multiple of 4 and a radix up to ROW_REGS on contiguous complex rows (every middle stage)
+ * carry four butterflies k..k+3 in explicit float4 lanes, real and imaginary parts apart; an odd
+ * length's spans are odd, so its later stages take four at a time while four remain and the last ns
+ * mod 4 one by one (batched 85 = 5 x 17 on POCL ran its radix-17 stage at ns = 5 all one by one:
+ * 48-58 ms, 16-17 with four of five in lanes; the multiple-of-4 loop is kept apart: one loop for
+ * both measured 15-20 % slower on power-of-two rows there); a contiguous first stage (ns = 1),
+ * complex or real, carries butterflies j..j+3, the rest of m / 4 one by one. A side those lanes
+ * cannot take (a strided axis such as the columns of a 2-D transform, a Hermitian-half read, a half
+ * or real-part write) is first gathered into, or last scattered from, the item's scratch row as
+ * contiguous complex, so that every stage runs in lanes: the scalar first and last stages made the
+ * column pass of rfft2/64x256x256 on POCL 16.5 ms and its R2C row pass (half write) 20 ms, where a
+ * contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -405,8 +406,8 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                 idx_t k0 = 0;
                 if (part)
                     for (; k0 + 4 <= ns; k0 += 4)
-                        row_any_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, n, m, ns,
-                                   k0, step, (int)radix, dir, sc);
+                        row_any_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, n,
+                                   m, ns, k0, step, (int)radix, dir, sc);
                 for (idx_t k = k0; k < ns; k++) {
                     idx_t j = blk + k, out0 = out_blk + k;
                     if (radix == 4) {
