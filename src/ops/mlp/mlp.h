@@ -11,7 +11,6 @@
 #define MLP_TILE 32         /* points per tile when local memory allows */
 #define MLP_RT_GROUP 128    /* items of the register-tiled big tiles' group (mlp_fused.cl RT) */
 #define MLP_RT_TILE_NV 40   /* points of an RT tile on NVIDIA (mlp_fused.c fused_options) */
-#define FUSED_LOCAL_CAP (32u * 1024u) /* bytes of local memory off NVIDIA (fused_options) */
 
 /* The fused kernels' shape on one device (mlp_fused.cl's -D contract). */
 typedef struct mlp_fused_cfg {
@@ -61,6 +60,8 @@ void clt__mlp_layout(clt_mlp *mlp);
 /* fused path (mlp_fused.c): whether this network can run fused on ctx (cfg[0..variants-1] and
  * mlp->variants filled, else why) */
 int clt__mlp_fused_config(clt_mlp *mlp, mlp_fused_cfg *cfg, char *why, size_t why_size);
+/* Bytes of local memory a group of the fused kernels may take on ctx (mlp_fused.c). */
+uint64_t clt__mlp_fused_local_budget(const clt_context *ctx);
 /* The fused kernels' options for desc on ctx exactly as clt_mlp_create chooses them (cfg[0] big
  * tiles, cfg[1] the small tiles of GPUs), for the kernel variant list: nothing built or launched,
  * desc assumed valid. Returns the count of shapes (0: too wide or too big for ctx; why). */

@@ -22,19 +22,14 @@ void clt__mlp_describe(const clt_context *ctx, char *buf, size_t size)
         wg /= 2;
     while (rt > ctx->limits.max_work_group_size && rt > 16)
         rt /= 2;
-    int nvidia = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA;
-    int rt_tile = nvidia ? MLP_RT_TILE_NV : MLP_TILE;
-    unsigned long long budget = ctx->limits.local_mem_budget;
-    if (!nvidia && budget > FUSED_LOCAL_CAP)
-        budget = FUSED_LOCAL_CAP;
+    int rt_tile = ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA ? MLP_RT_TILE_NV : MLP_TILE;
     snprintf(buf, size,
              "mlp: fused (forward: mlp_forward, 1 launch; train step: mlp_train, which also sums "
              "the loss, + mlp_update, 2 launches) when every width <= %d and "
              "silu/tanh/relu/sigmoid/identity: networks 64-%d wide in register-tiled groups of "
              "%llu items (tiles of %d points; small N in smaller tiles), narrower ones in groups of "
              "up to %llu items (tiles of up to %d points), within %llu B of local memory a group; "
-             "else per-layer "
-             "(clt_gemm per layer, ~4 launches per layer and step)\n",
+             "else per-layer (clt_gemm per layer, ~4 launches per layer and step)\n",
              CLT_MLP_FUSED_MAX_WIDTH, CLT_MLP_FUSED_MAX_WIDTH, rt, rt_tile, wg, MLP_TILE,
-             budget);
+             (unsigned long long)clt__mlp_fused_local_budget(ctx));
 }

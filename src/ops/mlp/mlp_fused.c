@@ -11,6 +11,7 @@
 #include "tensor/tensor.h"
 
 #define FUSED_FAMILY "mlp_fused"
+#define FUSED_LOCAL_CAP (32u * 1024u) /* bytes of local memory off NVIDIA */
 
 static int act_code(clt_unary_op a)
 {
@@ -30,6 +31,20 @@ static void put_list(char *o, size_t cap, const char *name, const int64_t *v, in
     used += (size_t)snprintf(o + used, used < cap ? cap - used : 0, " -D%s=", name);
     for (int i = 0; i < count && used < cap; i++)
         used += (size_t)snprintf(o + used, cap - used, i ? ",%lld" : "%lld", (long long)v[i]);
+}
+
+/* The local memory the fused kernels may take: NVIDIA's whole group budget (48 KiB on the H200),
+ * elsewhere at most FUSED_LOCAL_CAP. On AMD that keeps two groups per CU (64 KiB of LDS). On POCL
+ * (the CPU device, and the gfx902 profile in CI) mlp_train groups above ~40 KiB gave wrong
+ * gradients that changed from run to run whenever two groups ran at once: correct with
+ * POCL_MAX_PTHREAD_COUNT=1, and the same code was correct at 38 KiB and wrong at 42 KiB (not
+ * root-caused inside POCL; the kernel's local indexing stays in bounds). */
+uint64_t clt__mlp_fused_local_budget(const clt_context *ctx)
+{
+    uint64_t budget = ctx->limits.local_mem_budget;
+    if (ctx->dev->entry->info.vendor != CLT_VENDOR_NVIDIA && budget > FUSED_LOCAL_CAP)
+        budget = FUSED_LOCAL_CAP;
+    return budget;
 }
 
 /* Groups of the training launch: a persistent grid (each group's partial gradients are a slice of
@@ -126,15 +141,7 @@ static int fused_options(const clt_mlp *mlp, int ppi_want, mlp_fused_cfg *cfg, c
     kc = kc < cols ? kc : cols;
     bwc = bwc < cols ? bwc : cols;
     const int lda = cols + 4; /* mlp_fused.cl's LDA */
-    /* The local memory the kernels may take: NVIDIA's whole group budget (48 KiB on the H200),
-     * elsewhere at most 32 KiB. On AMD that keeps two groups per CU (64 KiB of LDS). On POCL (the
-     * CPU device, and the gfx902 profile in CI) mlp_train groups above ~40 KiB gave wrong gradients
-     * that changed from run to run whenever two groups ran at once: correct with
-     * POCL_MAX_PTHREAD_COUNT=1, and the same code was correct at 38 KiB and wrong at 42 KiB (not
-     * root-caused inside POCL; the kernel's local indexing stays in bounds). */
-    uint64_t budget = ctx->limits.local_mem_budget;
-    if (!nvidia && budget > FUSED_LOCAL_CAP)
-        budget = FUSED_LOCAL_CAP;
+    const uint64_t budget = clt__mlp_fused_local_budget(ctx);
 #define FUSED_LOCAL(ppi_, bwc_)                                                                    \
     ((uint64_t)(2 * nr * (ppi_) * lda + (rt ? 4 : cols * ((bwc_) + 1))) * sizeof(float))
     while (ppi > 1 && FUSED_LOCAL(ppi, bwc < 16 ? bwc : 16) > budget) /* the tile first, */
