@@ -239,7 +239,8 @@ static void run_case(clt_context *ctx, const fft_case *c)
 
 /* 85, 105 = 3 5 7, 111 = 3 37: odd lengths, whose later fft_rows stages have an odd span (four
  * butterflies in lanes, the rest one by one) and 37 a radix past the lanes' 32 */
-static const int64_t lengths_1d[] = {1, 2, 3, 4, 7, 8, 12, 16, 85, 97, 105, 111, 128, 1000, 1024, 1536, 4096};
+static const int64_t lengths_1d[] = {1,   2,   3,   4,    7,    8,    12,   16,  85,
+                                     97,  105, 111, 128, 1000, 1024, 1536, 4096};
 #define N_LENGTHS (sizeof lengths_1d / sizeof lengths_1d[0])
 
 START_TEST(test_c2c_1d)
