@@ -10,7 +10,18 @@
  * once, its exchange starts as soon as its read completes, and its host->device write is enqueued
  * as soon as its exchange is done, so reads, the exchange and writes of different chunks overlap.
  * Allreduce is our own ring (reduce-scatter then allgather, nonblocking MPI_Isend / MPI_Irecv,
- * sums on the host in a fixed order): every rank ends with the same bits. Broadcast, allgather and
+ * sums on the host in a fixed order): every rank ends with the same bits.
+ *
+ * Within one node. When every rank of the communicator shares a node (MPI_COMM_TYPE_SHARED), an
+ * allreduce of 1 MiB or more goes through an MPI shared-memory window instead: each rank copies
+ * the parts of a chunk that other ranks own into its own staging slot, each owner sums its part
+ * on its device reading the peers' slots directly, and every rank copies the owners' results
+ * back; no byte goes through MPI and none is summed by the host. The sum is taken in rank order by
+ * the part's owner, so every rank again ends with the same bits (which may differ from the ring's
+ * in the last place). It takes two extra command queues, a window of 8 chunks per rank (16 MiB
+ * chunks on GPUs when chunk_bytes is left to the library, else chunk_bytes) and, on runtimes that
+ * keep device copies of host-pointer buffers, device memory for every rank's window. Set
+ * CLT_DIST_SHM=0 in the environment of every rank to use the ring everywhere. Broadcast, allgather and
  * reduce_scatter use MPI's nonblocking collectives (MPI_Ibcast, MPI_Iallgather,
  * MPI_Ireduce_scatter_block) per chunk.
  *
@@ -70,7 +81,8 @@ typedef enum clt_dist_op {
 /** Settings of a communicator (clt_dist_options_init, then change what you need). */
 typedef struct clt_dist_options {
     size_t chunk_bytes; /**< pipeline granularity, >= 4096 and a multiple of 4, or 0 (the default,
-                             unless $CLT_DIST_CHUNK_BYTES): 1 MiB on CPU devices, 4 MiB on others */
+                             unless $CLT_DIST_CHUNK_BYTES): 1 MiB on CPU devices, 4 MiB on others
+                             (16 MiB for allreduce within one node, see above) */
     int window;         /**< chunks exchanged at once (all collectives of the communicator together),
                              1..32 (default 4) */
     double timeout_s;   /**< seconds without progress before a collective fails, > 0 (default 60,

@@ -55,6 +55,7 @@ clt_status clt_dist_comm_create(clt_context *ctx, MPI_Comm comm, const clt_dist_
         o = *opts;
     else
         clt_dist_options_init(&o);
+    int auto_chunk = o.chunk_bytes == 0;
     if (o.chunk_bytes == 0) {
         /* On a CPU device every stage is a memcpy by the same cores: 1 MiB chunks stay in cache
          * between the device->host copy, the exchange, the sum and the host->device copy (measured
@@ -93,6 +94,7 @@ clt_status clt_dist_comm_create(clt_context *ctx, MPI_Comm comm, const clt_dist_
         return clt__fail(ctx, CLT_ERR_COMM, "%s: %s", who, msg);
     }
     c->last_progress = clt__dist_now();
+    clt__dist_node_create(c, auto_chunk);
     *out = c;
     return CLT_SUCCESS;
 }
@@ -102,6 +104,7 @@ void clt_dist_comm_free(clt_dist_comm *c)
     if (!c)
         return;
     clt__dist_drain(c);
+    clt__dist_node_free(c);
     for (int i = 0; i < DIST_MAX_STAGES; i++)
         if (c->stages[i].mem && !c->stages[i].in_use)
             clt__pinned_release(c->ctx, c->stages[i].mem, c->stages[i].ptr);

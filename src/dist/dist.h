@@ -23,7 +23,16 @@ typedef struct dist_stage {
     int in_use;
 } dist_stage;
 
-enum chunk_state { CHUNK_READING, CHUNK_EXCHANGING, CHUNK_DONE };
+enum chunk_state {
+    CHUNK_READING, CHUNK_EXCHANGING, CHUNK_DONE,
+    /* allreduce through shared node memory (node.c), in this order */
+    NODE_WAIT_SLOT,  /* the chunk's slot is still read by a peer (credits) */
+    NODE_PUBLISHING, /* the segments peers own: device -> own slot, then mapped for reading */
+    NODE_WAIT_PUB,   /* waiting for every peer's "published" */
+    NODE_REDUCING,   /* the owned segment summed on the device, then device -> own slot */
+    NODE_WAIT_RES,   /* waiting for every peer's "result" */
+    NODE_GATHERING   /* peers' results -> the device; "done" once those copies finished */
+};
 
 typedef struct dist_chunk {
     int state;
@@ -31,6 +40,7 @@ typedef struct dist_chunk {
     size_t first, count; /* elements of one rank's block */
     int step;            /* ring step (allreduce) */
     int slot;            /* scratch slot while exchanging (allreduce) */
+    uint64_t g;          /* node path: the communicator's chunk number, the same on every rank */
     MPI_Request req[2];
 } dist_chunk;
 
@@ -56,8 +66,35 @@ typedef struct dist_op {
     clt_status status;
     int has_future;          /* a future still refers to the op */
     int abandoned;           /* failed with MPI requests outstanding: its memory is never reused */
+    int node;                /* allreduce through shared node memory (node.c) */
+    cl_event start;          /* node: a marker after the work before the collective on the context */
+    size_t node_open;        /* node: chunks whose "done" is not sent yet */
     struct dist_op *next;    /* the communicator's list, oldest first */
 } dist_op;
+
+/* The shared-memory path of allreduce when every rank is on one node (node.c). Each rank owns a
+ * segment of an MPI shared window: `slots` staging slots of chunk_bytes. Every rank wraps every
+ * rank's segment in a CL_MEM_USE_HOST_PTR buffer, so copies and kernels reach a peer's staging
+ * memory directly (DMA on a GPU, no copy at all on a CPU device). Zero-byte messages on `sig`
+ * say "published", "result" and "done" per chunk; MPI's non-overtaking order numbers them. */
+enum node_signal { NODE_PUB, NODE_RES, NODE_DONE, NODE_SIGNALS };
+
+typedef struct dist_node {
+    int on;
+    MPI_Comm sig;
+    MPI_Win win;
+    int slots;
+    size_t chunk_bytes;        /* the path's chunk (see node.c) */
+    size_t slot_bytes;         /* chunk_bytes rounded up to a page */
+    cl_mem *buf;               /* [size]: every rank's segment, in this context */
+    cl_command_queue q_out;    /* device -> own slot, and the maps that make it visible */
+    cl_command_queue q_in;     /* peers' slots -> device, the sums */
+    cl_kernel sum;
+    uint64_t next_g;           /* chunks started */
+    uint64_t sent[NODE_SIGNALS];
+    uint64_t *got;             /* [NODE_SIGNALS][size]: signals received per peer */
+    MPI_Request *recv;         /* [NODE_SIGNALS][size]: the outstanding zero-byte receive */
+} dist_node;
 
 struct clt_dist_comm {
     clt_context *ctx;
@@ -72,6 +109,7 @@ struct clt_dist_comm {
     int broken;              /* a failure ended the communicator: every call fails */
     char broken_why[256];
     dist_stage stages[DIST_MAX_STAGES];
+    dist_node node;
 };
 
 /* comm.c */
@@ -83,6 +121,24 @@ clt_status clt__dist_break(clt_dist_comm *c, const char *who, const char *fmt, .
     __attribute__((format(printf, 3, 4)));
 /* CLT_ERR_COMM "who: ..." for a communicator broken earlier. */
 clt_status clt__dist_broken_status(clt_dist_comm *c, const char *who);
+
+/* node.c */
+/* Set up the shared-memory path when every rank is on one node (collective, from
+ * clt_dist_comm_create); leaves it off (c->node.on = 0) where it cannot be had, or CLT_DIST_SHM=0.
+ * auto_chunk: chunk_bytes was left to the library, which picks the node path's own. */
+void clt__dist_node_create(clt_dist_comm *c, int auto_chunk);
+/* Whether an allreduce of `bytes` takes the node path. */
+int clt__dist_node_takes(const clt_dist_comm *c, size_t bytes);
+/* Tear it down; `collective`: the ranks are all here (not broken), the window can be freed. */
+void clt__dist_node_free(clt_dist_comm *c);
+/* Start the op on the node path: the marker its commands wait for; chunks in NODE_WAIT_SLOT. */
+clt_status clt__dist_node_start(dist_op *op, const char *who);
+/* One non-blocking pass over the op's chunks; `may_start`: older collectives started all theirs.
+ * Sets *moved when something advanced. */
+clt_status clt__dist_node_advance(dist_op *op, int may_start, int *moved, int *waits_on_peers,
+                                  const char *who);
+/* Take in the signals that arrived (all node ops of the communicator). */
+clt_status clt__dist_node_poll(clt_dist_comm *c, int *moved, const char *who);
 
 /* engine.c */
 /* Enqueue the op's reads, link it into the communicator, and return its future. Takes ownership

@@ -247,6 +247,8 @@ static void op_free(dist_op *op)
             clReleaseEvent(op->chunks[i].read_done);
     if (op->last_write)
         clReleaseEvent(op->last_write);
+    if (op->start)
+        clReleaseEvent(op->start);
     if (!op->abandoned) {
         if (op->stage)
             op->stage->in_use = 0;
@@ -276,7 +278,8 @@ static void retire(clt_dist_comm *c)
     dist_op **link = &c->ops;
     while (*link) {
         dist_op *op = *link;
-        if (op->complete && !op->has_future && (op->abandoned || write_finished(op))) {
+        if (op->complete && !op->has_future &&
+            (op->abandoned || (write_finished(op) && op->node_open == 0))) {
             *link = op->next;
             c->in_flight--;
             op_free(op);
@@ -290,9 +293,17 @@ clt_status clt__dist_advance(clt_dist_comm *c, const char *who)
 {
     if (c->broken)
         return clt__dist_broken_status(c, who);
-    int moved = 0, older_all_started = 1;
+    int moved = 0, older_all_started = 1, node_waits = 0;
     clt_status st = CLT_SUCCESS;
+    if (c->node.on)
+        st = clt__dist_node_poll(c, &moved, who);
     for (dist_op *op = c->ops; op && st == CLT_SUCCESS; op = op->next) {
+        if (op->node) {
+            if (op->node_open > 0)
+                st = clt__dist_node_advance(op, older_all_started, &moved, &node_waits, who);
+            older_all_started = older_all_started && op->started == op->nchunks;
+            continue;
+        }
         while (op->first_open < op->started && op->chunks[op->first_open].state == CHUNK_DONE)
             op->first_open++;
         for (size_t i = op->first_open; i < op->started && st == CLT_SUCCESS; i++) {
@@ -330,7 +341,7 @@ clt_status clt__dist_advance(clt_dist_comm *c, const char *who)
     }
     double now = clt__dist_now();
     if (st == CLT_SUCCESS) {
-        if (moved || c->active == 0)
+        if (moved || (c->active == 0 && !node_waits))
             c->last_progress = now;
         else if (now - c->last_progress > c->opts.timeout_s)
             st = clt__dist_break(c, who,
@@ -393,26 +404,10 @@ static clt_status enqueue_read(dist_op *op, size_t src_byte, size_t host_byte, s
     return err == CL_SUCCESS ? CLT_SUCCESS : clt__cl_fail(ctx, err, "clEnqueueReadBuffer");
 }
 
-clt_status clt__dist_start(dist_op *op, const char *who, clt_future **out)
+/* The staged path: the pinned stage and every chunk's device->host read, enqueued at once. */
+static clt_status start_staged(dist_op *op, const char *who)
 {
     clt_dist_comm *c = op->comm;
-    *out = NULL;
-    /* Tags and matching allow 64 collectives with exchanges outstanding: wait for the oldest. */
-    for (;;) {
-        int open = 0;
-        for (dist_op *o = c->ops; o; o = o->next)
-            open += !o->complete;
-        if (open < DIST_MAX_IN_FLIGHT)
-            break;
-        clt_status st = clt__dist_advance(c, who);
-        if (st != CLT_SUCCESS) {
-            op_free(op);
-            return st;
-        }
-        nap();
-    }
-    op->seq = c->next_seq++;
-    op->status = CLT_SUCCESS;
     size_t total_host = op->n * op->esz;
     if (op->kind == DIST_ALLGATHER || op->kind == DIST_REDUCE_SCATTER)
         total_host *= (size_t)c->size;
@@ -424,17 +419,13 @@ clt_status clt__dist_start(dist_op *op, const char *who, clt_future **out)
         op->scratch_elems = longest / (size_t)c->size + 1;
         op->scratch = malloc(op->scratch_elems * (size_t)c->opts.window * sizeof(float));
     }
-    if (!op->chunks || (op->scratch_elems && !op->scratch)) {
-        op_free(op);
+    if (!op->chunks || (op->scratch_elems && !op->scratch))
         return clt__dist_break(c, who, "out of host memory");
-    }
     clt_status st = CLT_SUCCESS;
     if (op->n > 0)
         st = clt__dist_stage_get(c, total_host, &op->stage);
-    if (st != CLT_SUCCESS) {
-        op_free(op);
+    if (st != CLT_SUCCESS)
         return clt__dist_break(c, who, "no pinned staging memory for %zu bytes", total_host);
-    }
     size_t e = op->esz;
     for (size_t i = 0; i < op->nchunks && st == CLT_SUCCESS; i++) {
         dist_chunk *ch = &op->chunks[i];
@@ -463,13 +454,41 @@ clt_status clt__dist_start(dist_op *op, const char *who, clt_future **out)
     }
     if (st == CLT_SUCCESS && op->nchunks && clFlush(c->ctx->queue) != CL_SUCCESS)
         st = clt__fail(c->ctx, CLT_ERR_OPENCL, "clFlush failed");
-    if (st != CLT_SUCCESS) {
-        /* Reads may be enqueued already and the peers expect this rank: the communicator is over. */
-        for (size_t i = 0; i < op->nchunks; i++)
+    if (st != CLT_SUCCESS) /* reads may be enqueued already and the peers expect this rank */
+        return clt__dist_break(c, who, "starting the collective failed: %s", clt_last_error(c->ctx));
+    return CLT_SUCCESS;
+}
+
+clt_status clt__dist_start(dist_op *op, const char *who, clt_future **out)
+{
+    clt_dist_comm *c = op->comm;
+    *out = NULL;
+    /* Tags and matching allow 64 collectives with exchanges outstanding: wait for the oldest. */
+    for (;;) {
+        int open = 0;
+        for (dist_op *o = c->ops; o; o = o->next)
+            open += !o->complete;
+        if (open < DIST_MAX_IN_FLIGHT)
+            break;
+        clt_status st = clt__dist_advance(c, who);
+        if (st != CLT_SUCCESS) {
+            op_free(op);
+            return st;
+        }
+        nap();
+    }
+    op->seq = c->next_seq++;
+    op->status = CLT_SUCCESS;
+    int node = op->kind == DIST_ALLREDUCE && op->n > 0 && clt__dist_node_takes(c, op->n * op->esz);
+    clt_status st = node ? clt__dist_node_start(op, who) : start_staged(op, who);
+    if (st != CLT_SUCCESS) { /* the communicator is over: wait for what was enqueued, then free */
+        for (size_t i = 0; op->chunks && i < op->nchunks; i++)
             if (op->chunks[i].read_done)
                 clWaitForEvents(1, &op->chunks[i].read_done);
+        if (op->start)
+            clWaitForEvents(1, &op->start);
         op_free(op);
-        return clt__dist_break(c, who, "starting the collective failed: %s", clt_last_error(c->ctx));
+        return st;
     }
     op->complete = op->nchunks == 0;
     clt_future *f = NULL;
@@ -497,8 +516,8 @@ void clt__dist_drain(clt_dist_comm *c)
 {
     for (;;) {
         int open = 0;
-        for (dist_op *o = c->ops; o; o = o->next)
-            open += !o->complete;
+        for (dist_op *o = c->ops; o; o = o->next) /* node ops: until their last "done" is out */
+            open += !o->complete || (o->node && o->node_open > 0 && !o->abandoned);
         if (!open || c->broken)
             break;
         clt__dist_advance(c, "clt_dist_comm_free");

@@ -390,6 +390,8 @@ static clt_status class_variants(clt_context *ctx, clt__device_class cls, clt__v
         st = add(l, use, "pool2d", "", 0, NULL);
     if (!st)
         st = add(l, use, "tensor", "", 0, NULL);
+    if (!st) /* src/dist/node.c: the node path's sums (built with CLT_WITH_MPI; listed always) */
+        st = add(l, use, "dist_sum", "", 0, NULL);
     if (!st)
         st = layout_index_random_variants(cls, use, l);
     if (!st)

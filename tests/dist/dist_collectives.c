@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dist/dist.h" /* src/dist: the communicator, to see which path it took */
 #include "dist/dist_test.h"
 
 enum { STREAM_ALLREDUCE = 1, STREAM_BCAST = 2, STREAM_GATHER = 3, STREAM_SCATTER = 4, STREAM_ASYNC = 5 };
@@ -159,6 +160,12 @@ void dt_collectives(clt_context *ctx)
     if (!small || !dflt)
         return;
     DT_CHECK(clt_dist_size(small) == dt_size && clt_dist_rank(small) == dt_rank, "rank/size");
+    /* mpirun on one machine: every rank on one node, so the node path must be on (unless
+     * CLT_DIST_SHM=0 asks for the ring): else the sizes below would test the ring twice. */
+    const char *shm = getenv("CLT_DIST_SHM");
+    int want_node = dt_size > 1 && !(shm && strcmp(shm, "0") == 0);
+    DT_CHECK(small->node.on == want_node && dflt->node.on == want_node, "the node path is %s",
+             small->node.on ? "on" : "off");
     const int64_t sizes[] = {0, 1, 2, 3, 5, 1023, 1024, 1025, 7919};
     const int count = (int)(sizeof sizes / sizeof sizes[0]);
     allreduce_sizes(ctx, small, sizes, count);
@@ -166,6 +173,10 @@ void dt_collectives(clt_context *ctx)
     reduce_scatter_sizes(ctx, small, sizes, count);
     const int64_t bytes[] = {0, 1, 3, 4095, 4096, 4097, 10007};
     allgather_sizes(ctx, small, bytes, (int)(sizeof bytes / sizeof bytes[0]));
+    /* Past 1 MiB, on one node, allreduce takes the shared-memory path (src/dist/node.c): with
+     * 4 KiB chunks that is ~300 chunks through its 8 slots, each reused ~37 times. */
+    const int64_t node[] = {(1 << 18) + 5, 300007};
+    allreduce_sizes(ctx, small, node, 2);
     /* The default chunk (4 MiB): one chunk and a bit. */
     const int64_t big[] = {(1 << 20) + 3};
     allreduce_sizes(ctx, dflt, big, 1);
@@ -185,10 +196,11 @@ void dt_async_and_errors(clt_context *ctx)
     DT_OK(ctx, clt_dist_comm_create(ctx, MPI_COMM_WORLD, &o, &comm));
     if (!comm)
         return;
-    const int64_t sizes[3] = {5001, 1, 30011};
-    clt_tensor *t[3];
-    clt_future *f[3];
-    for (int k = 0; k < 3; k++) {
+    /* the last one past 1 MiB: the node path's chunks in flight behind the ring's */
+    const int64_t sizes[4] = {5001, 1, 30011, 300007};
+    clt_tensor *t[4];
+    clt_future *f[4];
+    for (int k = 0; k < 4; k++) {
         t[k] = f32_tensor(ctx, sizes[k], STREAM_ASYNC + (uint64_t)k * 8, dt_rank);
         DT_OK(ctx, clt_dist_allreduce_async(comm, t[k], CLT_DIST_SUM, &f[k]));
     }
@@ -196,16 +208,16 @@ void dt_async_and_errors(clt_context *ctx)
     clt_tensor *other = NULL;
     DT_OK(ctx, clt_tensor_create(ctx, CLT_F32, 1, &m, &other));
     DT_OK(ctx, clt_tensor_fill(other, 2.5)); /* enqueued while the exchange runs */
-    int pending = 3;
+    int pending = 4;
     while (pending) {
         pending = 0;
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 4; k++) {
             clt_status st = clt_future_poll(f[k]);
             DT_CHECK(st == CLT_SUCCESS || st == CLT_ERR_NOT_READY, "poll -> %s", clt_status_string(st));
             pending += st == CLT_ERR_NOT_READY;
         }
     }
-    for (int k = 2; k >= 0; k--) {
+    for (int k = 3; k >= 0; k--) {
         DT_OK(ctx, clt_future_wait(f[k]));
         DT_OK(ctx, clt_future_get(f[k], NULL, 0));
         clt_future_free(f[k]);

@@ -15,10 +15,8 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void dt_failed_rank(clt_context *ctx)
+static void failed_rank(clt_context *ctx, int64_t n)
 {
-    if (dt_size < 2)
-        return;
     clt_dist_options o;
     clt_dist_options_init(&o);
     o.chunk_bytes = 4096; /* small messages: sends complete eagerly, nothing is left to hang on */
@@ -27,7 +25,6 @@ void dt_failed_rank(clt_context *ctx)
     DT_OK(ctx, clt_dist_comm_create(ctx, MPI_COMM_WORLD, &o, &comm));
     if (!comm)
         return;
-    int64_t n = 50000;
     clt_tensor *t = NULL;
     DT_OK(ctx, clt_tensor_create(ctx, CLT_F32, 1, &n, &t));
     DT_OK(ctx, clt_tensor_fill(t, 1.0));
@@ -50,7 +47,16 @@ void dt_failed_rank(clt_context *ctx)
     DT_STATUS(ctx, clt_dist_allreduce(comm, t, CLT_DIST_SUM), CLT_ERR_COMM);
     DT_STATUS(ctx, clt_dist_progress(comm), CLT_ERR_COMM);
     if (dt_rank == 0)
-        printf("  failed rank: peers returned CLT_ERR_COMM after %.2f s (timeout 1.5 s)\n", waited);
+        printf("  failed rank, %lld floats: peers returned CLT_ERR_COMM after %.2f s (timeout 1.5 s)\n",
+               (long long)n, waited);
     clt_tensor_free(t);
     clt_dist_comm_free(comm);
+}
+
+void dt_failed_rank(clt_context *ctx)
+{
+    if (dt_size < 2)
+        return;
+    failed_rank(ctx, 50000);  /* 200 KB: the ring */
+    failed_rank(ctx, 300000); /* 1.2 MB: past 1 MiB, the node path (src/dist/node.c) */
 }

@@ -1,0 +1,12 @@
+/* clt_dist_allreduce within one node (src/dist/node.c): one term of a segment owner's sum over the
+ * ranks, taken in rank order so that every rank's bits are the same whoever owns the segment:
+ *   dst[i] = (a[i] + b[i]) / div
+ * a is the sum so far (rank 0's data for the first term), b the next rank's data, read straight from
+ * that rank's shared staging memory (a CL_MEM_USE_HOST_PTR buffer). div is 1 except in the last term
+ * of a mean (the number of ranks): the same division the ring path does. Offsets in elements. */
+__kernel void dist_sum(__global float *dst, ulong dst_off, __global const float *a, ulong a_off,
+                       __global const float *b, ulong b_off, ulong n, float div)
+{
+    for (ulong i = get_global_id(0); i < n; i += get_global_size(0))
+        dst[dst_off + i] = (a[a_off + i] + b[b_off + i]) / div;
+}
