@@ -2,7 +2,7 @@
  * the sums on the device, so no byte is copied by MPI and none is summed by the host.
  *
  * Chunk g (numbered across collectives, the same on every rank) uses slot g % slots of every
- * rank's staging segment. Rank r owns segment r of each chunk (seg_start below). Per chunk, rank r:
+ * rank's staging segment. Rank r owns segment r of each chunk (seg_at below). Per chunk, rank r:
  *   1. copies the segments the peers own from its device tensor into its own slot (q_out), and
  *      maps them for reading (on a GPU that map is the device -> host DMA); then signals PUB;
  *   2. once every peer's PUB is in: the sum of segment r over the ranks, in rank order, on the
@@ -287,12 +287,14 @@ static clt_status step_enqueued(dist_op *op, dist_chunk *ch, cl_int err, cl_even
 }
 
 /* Make what commands wrote to bytes of the own slot visible in its host memory: a map for reading
- * (on a GPU the device -> host DMA; nothing on a CPU device), unmapped at once (a read mapping
- * writes nothing back). *ev: the map's completion. */
-static cl_int make_visible(cl_command_queue q, cl_mem own, size_t off, size_t bytes, cl_event *ev)
+ * (on a GPU the device -> host DMA; nothing on a CPU device) after `after` (or NULL), unmapped at
+ * once (a read mapping writes nothing back). *ev: the map's completion. */
+static cl_int make_visible(cl_command_queue q, cl_mem own, size_t off, size_t bytes, cl_event after,
+                           cl_event *ev)
 {
     cl_int err = CL_SUCCESS;
-    void *p = clEnqueueMapBuffer(q, own, CL_FALSE, CL_MAP_READ, off, bytes, 0, NULL, ev, &err);
+    void *p = clEnqueueMapBuffer(q, own, CL_FALSE, CL_MAP_READ, off, bytes, after ? 1 : 0,
+                                 after ? &after : NULL, ev, &err);
     if (err == CL_SUCCESS)
         err = clEnqueueUnmapMemObject(q, own, p, 0, NULL, NULL);
     return err;
@@ -320,7 +322,7 @@ static clt_status publish(dist_op *op, dist_chunk *ch, const char *who)
             clReleaseEvent(last);
         last = NULL;
         if (err == CL_SUCCESS)
-            err = make_visible(n->q_out, own, slot0 + a * e, (b - a) * e, &last);
+            err = make_visible(n->q_out, own, slot0 + a * e, (b - a) * e, NULL, &last);
     }
     if (err == CL_SUCCESS && !last) /* nothing for the peers (a chunk shorter than the ranks) */
         err = clEnqueueMarkerWithWaitList(n->q_out, 0, NULL, &last);
@@ -338,20 +340,28 @@ static cl_int refresh(cl_command_queue q, cl_mem buf, size_t off, size_t bytes)
     return err;
 }
 
-static cl_int sum_term(dist_op *op, cl_mem out, size_t out_off, cl_mem a, size_t a_off, cl_mem b,
-                       size_t b_off, size_t count, float div, cl_event *ev)
+/* One term (see dist_sum.cl) into out, and into the own slot's out2_off as well when out2_off is
+ * not NO_SECOND. */
+#define NO_SECOND ((size_t)-1)
+static cl_int sum_term(dist_op *op, cl_mem out, size_t out_off, size_t out2_off, cl_mem a, size_t a_off,
+                       cl_mem b, size_t b_off, size_t count, float div, cl_event *ev)
 {
     dist_node *n = &op->comm->node;
     clt_context *ctx = op->comm->ctx;
-    cl_ulong args[4] = {out_off, a_off, b_off, count};
+    cl_int both = out2_off != NO_SECOND;
+    cl_ulong args[5] = {out_off, both ? out2_off : 0, a_off, b_off, count};
+    cl_mem own = n->buf[op->comm->rank];
     cl_int err = clSetKernelArg(n->sum, 0, sizeof(cl_mem), &out);
     err |= clSetKernelArg(n->sum, 1, sizeof(cl_ulong), &args[0]);
-    err |= clSetKernelArg(n->sum, 2, sizeof(cl_mem), &a);
+    err |= clSetKernelArg(n->sum, 2, sizeof(cl_mem), &own);
     err |= clSetKernelArg(n->sum, 3, sizeof(cl_ulong), &args[1]);
-    err |= clSetKernelArg(n->sum, 4, sizeof(cl_mem), &b);
-    err |= clSetKernelArg(n->sum, 5, sizeof(cl_ulong), &args[2]);
-    err |= clSetKernelArg(n->sum, 6, sizeof(cl_ulong), &args[3]);
-    err |= clSetKernelArg(n->sum, 7, sizeof(float), &div);
+    err |= clSetKernelArg(n->sum, 4, sizeof(cl_int), &both);
+    err |= clSetKernelArg(n->sum, 5, sizeof(cl_mem), &a);
+    err |= clSetKernelArg(n->sum, 6, sizeof(cl_ulong), &args[2]);
+    err |= clSetKernelArg(n->sum, 7, sizeof(cl_mem), &b);
+    err |= clSetKernelArg(n->sum, 8, sizeof(cl_ulong), &args[3]);
+    err |= clSetKernelArg(n->sum, 9, sizeof(cl_ulong), &args[4]);
+    err |= clSetKernelArg(n->sum, 10, sizeof(float), &div);
     if (err != CL_SUCCESS)
         return CL_INVALID_KERNEL_ARGS;
     size_t local = clt__fit_local(ctx, n->sum, 256);
@@ -390,20 +400,20 @@ static clt_status reduce(dist_op *op, dist_chunk *ch, const char *who)
             size_t x_off = q == 1 && r == 0 ? src_el : slot_el;
             cl_mem y = q == r ? op->src : n->buf[q];
             size_t y_off = q == r ? src_el : slot_el;
+            /* the last term writes the tensor and the own slot, which the peers read the result from */
             cl_event ev = NULL;
-            err = sum_term(op, last_term ? op->dst : n->buf[r], last_term ? dst_el : slot_el, x, x_off,
-                           y, y_off, len, last_term ? mean : 1.0f, last_term ? &ev : NULL);
+            err = sum_term(op, last_term ? op->dst : n->buf[r], last_term ? dst_el : slot_el,
+                           last_term ? slot_el : NO_SECOND, x, x_off, y, y_off, len,
+                           last_term ? mean : 1.0f, last_term ? &ev : NULL);
             if (ev)
                 last = ev;
         }
-        if (err == CL_SUCCESS)
-            err = clEnqueueCopyBuffer(n->q_out, op->dst, n->buf[r], op->dst_off + (ch->first + a) * e,
-                                      slot0 + a * e, len * e, 1, &last, NULL);
-        if (last)
-            clReleaseEvent(last);
+        cl_event summed = last;
         last = NULL;
         if (err == CL_SUCCESS)
-            err = make_visible(n->q_out, n->buf[r], slot0 + a * e, len * e, &last);
+            err = make_visible(n->q_out, n->buf[r], slot0 + a * e, len * e, summed, &last);
+        if (summed)
+            clReleaseEvent(summed);
     } else {
         err = clEnqueueMarkerWithWaitList(n->q_out, 0, NULL, &last);
     }
