@@ -353,7 +353,20 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             long8 g = tl;
             g.s0 = tmp_off + scratch;
             idx_t from = batch_base(in_lay, b), to = batch_base(g, row);
-            for (idx_t t = 0; t < n; t++)
+            idx_t t = 0;
+            if (in_lay.s1 == 1 && in_lay.s7 == 2) { /* a contiguous half row (C2R): four a step */
+                const idx_t h = n / 2 + 1;       /* t < h: stored; t >= h: conj(x[n - t]) */
+                for (; t + 4 <= h; t += 4)
+                    vstore8(vload8(0, src + 2 * (from + t)), 0, tmp + 2 * (to + t));
+                for (; t < h; t++)
+                    vstore2(load_elem(src, in_lay, from, n, t), to + t, tmp);
+                for (; t + 4 <= n; t += 4) { /* x[n - t - 3 .. n - t], reversed and conjugated */
+                    float8 v = vload8(0, src + 2 * (from + n - t - 3));
+                    vstore8((float8)(v.s6, -v.s7, v.s4, -v.s5, v.s2, -v.s3, v.s0, -v.s1), 0,
+                            tmp + 2 * (to + t));
+                }
+            }
+            for (; t < n; t++)
                 vstore2(load_elem(src, in_lay, from, n, t), to + t, tmp);
             in_l = g;
             in = tmp;
@@ -466,7 +479,17 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             g.s0 = tmp_off + ((stages - 1) % 2) * scratch;
             idx_t from = batch_base(g, row), to = batch_base(out_lay, b);
             const idx_t end = out_lay.s7 == 2 ? n / 2 + 1 : n; /* a half write stores t <= n / 2 */
-            for (idx_t t = 0; t < end; t++)
+            idx_t t = 0;
+            /* a contiguous row (R2C's half, C2R's real parts): four elements a step; element by
+             * element through store_elem, the half write of rfft2/64x256x256's row pass on POCL
+             * took more than the transforms */
+            if (out_lay.s1 == 1 && out_lay.s7 == 2)
+                for (; t + 4 <= end; t += 4)
+                    vstore8(vload8(0, tmp + 2 * (from + t)), 0, dst + 2 * (to + t));
+            else if (out_lay.s1 == 1 && out_lay.s7 == 1)
+                for (; t + 4 <= end; t += 4)
+                    vstore4(vload8(0, tmp + 2 * (from + t)).even, 0, dst + to + t);
+            for (; t < end; t++)
                 store_elem(dst, out_lay, to, n, t, vload2(from + t, tmp));
         }
     }
