@@ -342,18 +342,33 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
     idx_t n = (idx_t)n_;
     const long8 tl = (long8)(0, 1, n_, 0, 0, 1, 1, 0); /* a scratch row: contiguous complex */
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
+    /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
+     * transform for both, split at the end by the conjugate symmetry of a real row's transform */
+    const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     const idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
     const idx_t b_end = min((idx_t)batch, (row + 1) * share);
-    for (idx_t b = row * share; b < b_end; b++) {
+    idx_t b_step = 1;
+    for (idx_t b = row * share; b < b_end; b += b_step) {
+        const int pair = pairs && b + 1 < b_end;
+        const int gath = gather || pair, scat = scatter || pair;
+        b_step = 1 + pair;
         idx_t ns = 1;
         long8 in_l = in_lay;
         global const float *in = src;
-        if (gather) { /* into scratch buffer 1, which stage 0 reads (it writes buffer 0) */
+        if (gath) { /* into scratch buffer 1, which stage 0 reads (it writes buffer 0) */
             long8 g = tl;
             g.s0 = tmp_off + scratch;
             idx_t from = batch_base(in_lay, b), to = batch_base(g, row);
             idx_t t = 0;
+            if (pair) { /* z[t] = x_b[t] + i x_(b+1)[t] */
+                idx_t from2 = batch_base(in_lay, b + 1);
+                for (; t + 4 <= n; t += 4)
+                    vstore8(join4(vload4(0, src + from + t), vload4(0, src + from2 + t)), 0,
+                            tmp + 2 * (to + t));
+                for (; t < n; t++)
+                    vstore2((float2)(src[from + t], src[from2 + t]), to + t, tmp);
+            }
             if (in_lay.s1 == 1 && in_lay.s7 == 2) { /* a contiguous half row (C2R): four a step */
                 const idx_t h = n / 2 + 1;       /* t < h: stored; t >= h: conj(x[n - t]) */
                 for (; t + 4 <= h; t += 4)
@@ -377,14 +392,14 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             long8 la = tl, lb = tl;
             la.s0 = tmp_off + ((s - 1) % 2) * scratch;
             lb.s0 = tmp_off + (s % 2) * scratch;
-            const int to_dst = s == stages - 1 && !scatter; /* else its scratch buffer, scattered below */
+            const int to_dst = s == stages - 1 && !scat; /* else its scratch buffer, scattered below */
             global const float *a = s == 0 ? in : tmp;
             global float *c = to_dst ? dst : tmp;
             if (s == 0)
                 la = in_l;
             if (to_dst)
                 lb = out_lay;
-            idx_t a_base = batch_base(la, s == 0 && !gather ? b : row);
+            idx_t a_base = batch_base(la, s == 0 && !gath ? b : row);
             idx_t c_base = batch_base(lb, to_dst ? b : row);
             float sc = s == stages - 1 ? scale : 1.0f;
             int lanes = radix <= ROW_REGS && ns % 4 == 0 && la.s1 == 1 && la.s7 == 0 && lb.s1 == 1 &&
@@ -474,12 +489,29 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             }
             ns = span;
         }
-        if (scatter) {
+        if (scat) {
             long8 g = tl;
             g.s0 = tmp_off + ((stages - 1) % 2) * scratch;
             idx_t from = batch_base(g, row), to = batch_base(out_lay, b);
             const idx_t end = out_lay.s7 == 2 ? n / 2 + 1 : n; /* a half write stores t <= n / 2 */
-            idx_t t = 0;
+            idx_t t = pair ? end : 0;
+            if (pair) { /* Z = X_b + i X_(b+1): X_b = (Z[k] + conj Z[n-k]) / 2, X_(b+1) = (Z[k] - conj Z[n-k]) / 2i */
+                idx_t to2 = batch_base(out_lay, b + 1), k = 1;
+                float2 z0 = vload2(from, tmp); /* k = 0 pairs with itself */
+                vstore2((float2)(z0.x, 0.0f), to, dst);
+                vstore2((float2)(z0.y, 0.0f), to2, dst);
+                for (; k + 4 <= end; k += 4) { /* Z[k..k+3] and Z[n-k-3..n-k] read backwards */
+                    float8 z = vload8(0, tmp + 2 * (from + k)), v = vload8(0, tmp + 2 * (from + n - k - 3));
+                    float4 rr = (float4)(v.s6, v.s4, v.s2, v.s0), ri = (float4)(v.s7, v.s5, v.s3, v.s1);
+                    vstore8(join4(z.even + rr, z.odd - ri) * 0.5f, 0, dst + 2 * (to + k));
+                    vstore8(join4(z.odd + ri, rr - z.even) * 0.5f, 0, dst + 2 * (to2 + k));
+                }
+                for (; k < end; k++) {
+                    float2 z = vload2(from + k, tmp), r = vload2(from + n - k, tmp);
+                    vstore2((float2)(z.x + r.x, z.y - r.y) * 0.5f, to + k, dst);
+                    vstore2((float2)(z.y + r.y, r.x - z.x) * 0.5f, to2 + k, dst);
+                }
+            }
             /* a contiguous row (R2C's half, C2R's real parts): four elements a step; element by
              * element through store_elem, the half write of rfft2/64x256x256's row pass on POCL
              * took more than the transforms */

@@ -297,6 +297,17 @@ START_TEST(test_r2c_c2r_1d)
         c.dir = 1;
         run_case(ctx, &c);
     }
+    /* More rows than fft_rows' work items on a CPU device (16 per compute unit), so each item takes
+     * several: R2C then pairs two real rows per complex transform, and an odd batch leaves one
+     * alone. */
+    clt_device_info info;
+    clt_context_device_info(ctx, &info);
+    const int64_t rows = 2 * 16 * (int64_t)info.compute_units + 3;
+    static const int64_t paired[] = {1, 2, 5, 17, 64, 85, 100};
+    for (size_t i = 0; i < sizeof paired / sizeof paired[0]; i++) {
+        fft_case c = {.kind = CLT_FFT_R2C, .dir = -1, .rank = 1, .n = {paired[i]}, .batch = rows};
+        run_case(ctx, &c);
+    }
     tu_context_free(ctx);
 }
 END_TEST
