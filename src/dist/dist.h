@@ -129,7 +129,7 @@ clt_status clt__dist_broken_status(clt_dist_comm *c, const char *who);
 void clt__dist_node_create(clt_dist_comm *c, int auto_chunk);
 /* Whether an allreduce of `bytes` takes the node path. */
 int clt__dist_node_takes(const clt_dist_comm *c, size_t bytes);
-/* Tear it down; `collective`: the ranks are all here (not broken), the window can be freed. */
+/* Tear it down; the window (collective) is freed only on a communicator that is not broken. */
 void clt__dist_node_free(clt_dist_comm *c);
 /* Start the op on the node path: the marker its commands wait for; chunks in NODE_WAIT_SLOT. */
 clt_status clt__dist_node_start(dist_op *op, const char *who);

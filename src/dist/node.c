@@ -34,8 +34,8 @@
 /* The node path's chunk on GPUs when the user left chunk_bytes to us: each chunk pays a round of
  * signals and map/unmap commands, so bigger chunks keep the DMA engines busy (H200, 2 ranks, 256
  * MiB, of the pinned-copy bound: 4 MiB chunks 0.25x, 8 MiB 0.50x, 16 MiB 0.83x, 32 MiB 0.84-0.85x
- * but 0.72x at 64 MiB, 64 MiB 0.78x). CPU devices keep 1 MiB (the copies stay in cache between the
- * steps). */
+ * but 0.72x at 64 MiB, 64 MiB 0.78x). CPU devices keep chunk_bytes' 1 MiB (POCL, 2 ranks: 1 and 4
+ * MiB alike, 16 MiB slower). */
 #define NODE_GPU_CHUNK ((size_t)16 << 20)
 
 int clt__dist_node_takes(const clt_dist_comm *c, size_t bytes)
