@@ -283,6 +283,7 @@ static clt_status step_enqueued(dist_op *op, dist_chunk *ch, cl_int err, cl_even
     }
     keep_event(ch, last);
     ch->state = state;
+    op->exchanged += state == NODE_GATHERING; /* chunks whose last commands are enqueued */
     return CLT_SUCCESS;
 }
 
@@ -482,7 +483,6 @@ clt_status clt__dist_node_advance(dist_op *op, int may_start, int *moved, int *w
     clt_dist_comm *c = op->comm;
     dist_node *n = &c->node;
     clt_status st = CLT_SUCCESS;
-    size_t gathered = 0;
     for (size_t i = op->first_open; i < op->nchunks && st == CLT_SUCCESS; i++) {
         dist_chunk *ch = &op->chunks[i];
         if (ch->state == NODE_WAIT_SLOT) {
@@ -547,11 +547,9 @@ clt_status clt__dist_node_advance(dist_op *op, int may_start, int *moved, int *w
         if (ch->state == NODE_WAIT_PUB || ch->state == NODE_WAIT_RES)
             *waits_on_peers = 1;
     }
-    for (size_t i = 0; i < op->nchunks; i++)
-        gathered += op->chunks[i].state == NODE_GATHERING || op->chunks[i].state == CHUNK_DONE;
     while (op->first_open < op->nchunks && op->chunks[op->first_open].state == CHUNK_DONE)
         op->first_open++;
-    if (st == CLT_SUCCESS && !op->complete && gathered == op->nchunks)
+    if (st == CLT_SUCCESS && !op->complete && op->exchanged == op->nchunks)
         st = finish_op(op, who);
     return st;
 }
