@@ -136,6 +136,41 @@ START_TEST(embedded_tensor_source_is_inlined)
 }
 END_TEST
 
+/* The sm_90a pass's text step (src/program/sm90a_build.c): markers out, target raised, and refusals
+ * for PTX it must not touch. */
+START_TEST(sm90a_patch_text)
+{
+    const char *why = NULL;
+    const char *ptx = ".version 9.0\n.target sm_90, texmode_independent\n{\n//SM90A wgmma.fence.sync.aligned;\n"
+                      "\t//SM90A wgmma.mma_async %f1, %rd2;\n// plain comment\n}\n";
+    char *out = clt__sm90a_patch(ptx, &why);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, ".version 9.0\n.target sm_90a, texmode_independent\n{\nwgmma.fence.sync.aligned;\n"
+                          "\twgmma.mma_async %f1, %rd2;\n// plain comment\n}\n");
+    free(out);
+    out = clt__sm90a_patch(".target sm_90\n//SM90A x;\n", &why);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out, ".target sm_90a\nx;\n");
+    free(out);
+    why = NULL;
+    ck_assert_ptr_null(clt__sm90a_patch(".target sm_90, texmode_independent\nno markers\n", &why));
+    ck_assert_ptr_nonnull(why);
+    why = NULL;
+    ck_assert_ptr_null(clt__sm90a_patch(".target sm_80, texmode_independent\n//SM90A x;\n", &why));
+    ck_assert_ptr_nonnull(strstr(why, "sm_90"));
+    why = NULL;
+    ck_assert_ptr_null(clt__sm90a_patch(".target sm_90a\n//SM90A x;\n", &why)); /* already raised: not ours */
+    ck_assert_ptr_nonnull(why);
+    clt_device_info nv = {0}, other = {0};
+    nv.vendor = CLT_VENDOR_NVIDIA;
+    other.vendor = CLT_VENDOR_AMD;
+    const char *src = "kernel void k() { asm(\"//SM90A wgmma.fence.sync.aligned;\"); }";
+    ck_assert_int_eq(clt__sm90a_wanted(&nv, src, strlen(src)), 1);
+    ck_assert_int_eq(clt__sm90a_wanted(&other, src, strlen(src)), 0);
+    ck_assert_int_eq(clt__sm90a_wanted(&nv, "kernel void k() {}", 18), 0);
+}
+END_TEST
+
 START_TEST(disk_source_inlines_each_header_once)
 {
     char *dir = tu_make_temp_dir();
@@ -479,6 +514,7 @@ Suite *program_suite(void)
     TCase *unit = tcase_create("sources_and_files");
     tcase_add_test(unit, embedded_tensor_source_is_inlined);
     tcase_add_test(unit, disk_source_inlines_each_header_once);
+    tcase_add_test(unit, sm90a_patch_text);
     tcase_add_test(unit, missing_include_is_io_error);
     tcase_add_test(unit, cache_key_covers_every_input);
     tcase_add_test(unit, disk_cache_round_trip_and_rejects);

@@ -80,18 +80,18 @@ void clt__pinned_release(clt_context *ctx, cl_mem mem, void *ptr);
 
 /* -------------------------------------------------------- workspace.c */
 
-#define CLT_WORKSPACE_SLOTS 10
+#define CLT_WORKSPACE_SLOTS 11
 
 /* Persistent per-context scratch buffers, one per slot (0 .. CLT_WORKSPACE_SLOTS-1). Owners:
  * 0 reductions, 1 conv columns (forward im2col, grad-weight columns), 2 conv backward, 3 pooling,
  * 4 GEMM split-K, 5 loss reductions and clip_grad_norm, 6 FFT intermediates, 7 norm split
  * statistics (layer norm dgamma / dbeta, batch norm channel statistics), 8 attention backward row
- * deltas, 9 attention backward dQ tickets. Returns a buffer of at least `bytes` that lives
- * until the context is
- * destroyed or the slot grows. *fresh is 1 when the buffer was just created (its contents are
- * undefined: the caller initialises what it needs once), 0 when it is the one handed out before,
- * contents as the last user left them. Growing returns the old buffer to the pool, which is safe
- * because the in-order queue runs work already enqueued on it first. */
+ * deltas, 9 attention backward dQ tickets, 10 the wgmma GEMM's packed operands. Returns a buffer
+ * of at least `bytes` that lives until the context is destroyed or the slot grows. *fresh is 1
+ * when the buffer was just created (its contents are undefined: the caller initialises what it
+ * needs once), 0 when it is the one handed out before, contents as the last user left them.
+ * Growing returns the old buffer to the pool, which is safe because the in-order queue runs work
+ * already enqueued on it first. */
 clt_status clt__workspace_get(clt_context *ctx, int slot, size_t bytes, cl_mem *out, int *fresh);
 /* A workspace buffer that starts with `head` bytes of counters for "last group finishes" kernels:
  * zero-filled (one enqueued fill, recorded by the profiler under `who`) when the buffer is new;

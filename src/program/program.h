@@ -68,6 +68,23 @@ clt_status clt__kernel_get_source(clt_context *ctx, const char *key, const char 
 clt_status clt__kernel_map_create(struct clt_kernel_map **out);
 void clt__kernel_map_destroy(struct clt_kernel_map *km);
 
+/* The binary of program for dev (on NVIDIA: its PTX text, not NUL-terminated), heap; NULL when the
+ * driver cannot give one. */
+unsigned char *clt__program_binary(cl_program program, cl_device_id dev, size_t *size);
+
+/* sm90a_build.c. 1 when source (on an NVIDIA device) writes instructions as "//SM90A " asm comments,
+ * which only PTX for sm_90a accepts. */
+int clt__sm90a_wanted(const clt_device_info *info, const char *source, size_t length);
+/* The PTX text ptx with every "//SM90A " marker removed and `.target sm_90` raised to sm_90a, heap;
+ * NULL with *why set when ptx is not what that needs: no marker (the compiler dropped the comments),
+ * or not exactly one `.target sm_90` line (other architectures cannot run sm_90a code). */
+char *clt__sm90a_patch(const char *ptx, const char **why);
+/* *program (built from such a source) rebuilt from its PTX with the markers stripped and the target
+ * raised to sm_90a; *program replaced by the new program (also when its build failed: its log then
+ * says why). On failure *why says which step failed. */
+cl_int clt__sm90a_rebuild(cl_program *program, cl_context cl_ctx, cl_device_id dev,
+                          const char *options, const char **why);
+
 /* Why a program binary must not be stored (POCL binaries missing program.bc), NULL when fine. */
 const char *clt__binary_defect(const unsigned char *bin, size_t size);
 

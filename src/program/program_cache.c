@@ -189,14 +189,18 @@ static clt_status build_from_source(clt_context *ctx, const char *family, const 
     if (dropped)
         clt__log("program cache: family '%s': ptxas spilled with reqd_work_group_size; kept the "
                  "build without it (-DCLT_REQD=0)", family);
+    const char *sm90a_why = NULL;
+    if (err == CL_SUCCESS && clt__sm90a_wanted(&ds->entry->info, source, length))
+        err = clt__sm90a_rebuild(&program, ds->cl_ctx, dev, options, &sm90a_why);
     if (err == CL_BUILD_PROGRAM_FAILURE || err == CL_INVALID_BUILD_OPTIONS ||
         err == CL_COMPILER_NOT_AVAILABLE) {
         char *log = clt__program_build_log(program, dev);
         size_t n = log ? strlen(log) : 0;
         clt_status st = clt__fail(ctx, CLT_ERR_BUILD_FAILED,
-                                  "building kernel family '%s' failed: %s (%d)\noptions: %s\n"
+                                  "building kernel family '%s' failed: %s (%d)%s%s\noptions: %s\n"
                                   "build log:\n%.*s%s",
-                                  family, clt__cl_error_name(err), (int)err, options,
+                                  family, clt__cl_error_name(err), (int)err,
+                                  sm90a_why ? "; sm_90a pass: " : "", sm90a_why ? sm90a_why : "", options,
                                   (int)(n > MAX_LOG_IN_MESSAGE ? MAX_LOG_IN_MESSAGE : n),
                                   log ? log : "(out of host memory)",
                                   n > MAX_LOG_IN_MESSAGE ? "\n[build log truncated]" : "");
@@ -215,8 +219,7 @@ static clt_status build_from_source(clt_context *ctx, const char *family, const 
     return CLT_SUCCESS;
 }
 
-/* The binary of program for dev, heap; NULL when the driver cannot give one. */
-static unsigned char *program_binary(cl_program program, cl_device_id dev, size_t *size)
+unsigned char *clt__program_binary(cl_program program, cl_device_id dev, size_t *size)
 {
     cl_uint n = 0;
     if (clGetProgramInfo(program, CL_PROGRAM_NUM_DEVICES, sizeof n, &n, NULL) != CL_SUCCESS ||
@@ -294,7 +297,7 @@ static void store_to_disk(clt_device_state *ds, const char *dir, const clt_cache
                           cl_program program)
 {
     size_t size = 0;
-    unsigned char *bin = program_binary(program, ds->entry->device, &size);
+    unsigned char *bin = clt__program_binary(program, ds->entry->device, &size);
     if (!bin) {
         clt__log("program cache: no binary available for %s", key->hex);
         return;

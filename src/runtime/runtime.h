@@ -132,7 +132,7 @@ struct clt_context {
     char *error;                    /* last failure message, heap, grows as needed */
     size_t error_cap;
     int rehearsal; /* ops/common/launch.h clt__rehearse_then_run: build and check, enqueue nothing */
-    int tensor_cores; /* ops/gemm/gemm_mma.c's probe, cached: 0 unknown, 1 yes, 2 no (calloc: 0) */
+    int nv_sm; /* ops/gemm/gemm_mma.c's probe, cached: 0 unknown, else NVIDIA compute capability + 1 */
     const char *impl_note; /* non-NULL: the profiler names the next kernels so (a static string),
                               instead of their function name: e.g. which math path really ran */
     clt_math_mode math; /* GEMM/Conv2D mode for calls asking CLT_MATH_DEFAULT (clt_context_set_math_mode) */

@@ -79,9 +79,12 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
         put(&o, "tuning: built-in table (%s row); %s\n", row, tu ? tu->why : "no tuning file");
     put(&o, "gemm implementation: %s\n", ctx->limits.gemm_impl);
     int cores = clt__device_has_tensor_cores(ctx);
-    put(&o, "tensor cores: %s\n", cores ? "yes (NVIDIA compute capability >= 8.0)"
-                                         : "no (TF32 / 3xTF32 modes and f16 / bf16 inputs run the "
-                                           "exact fp32 kernels)");
+    put(&o, "tensor cores: %s\n", clt__device_nv_sm(ctx) == 90
+                                       ? "yes (NVIDIA compute capability 9.0: TF32 products of 2048^3 and more "
+                                         "on wgmma (sm_90a), the rest on mma.sync)"
+                                   : cores ? "yes (NVIDIA compute capability >= 8.0: mma.sync)"
+                                           : "no (TF32 / 3xTF32 modes and f16 / bf16 inputs run the "
+                                             "exact fp32 kernels)");
     put(&o, "math mode: %s%s\n", clt_math_mode_name(ctx->math),
         ctx->math == CLT_MATH_FP32 ? "" : cores ? " (tensor cores where the kernels take the shape)"
                                                 : " (no tensor cores: runs as fp32)");

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/gemm/gemm.h"
 #include "ref/cast_ref.h"
 #include "ref/gemm_ref.h"
 #include "util/test_util.h"
@@ -554,6 +555,51 @@ START_TEST(bad_combinations)
 }
 END_TEST
 
+/* The sm_90a wgmma path at every size (CLT_GEMM_WGMMA=1; by default it takes only products of 2048^3 and
+ * more): TF32 cases across its 128-row/column tiles and its 32-wide k padding, every transpose, epilogues
+ * and batches. On an sm_90 device the profiler must name its kernel
+ * (the switch really took the products there); elsewhere it must stay out of the way. */
+START_TEST(wgmma_switch)
+{
+    const char *was = getenv("CLT_GEMM_WGMMA");
+    char *saved = was ? strdup(was) : NULL;
+    setenv("CLT_GEMM_WGMMA", "1", 1);
+    clt_context *ctx = tu_profiled_context();
+    int sm90 = clt__device_nv_sm(ctx) == 90;
+    static const int64_t shapes[][4] = {{1, 1, 1, 1},     {129, 257, 33, 1}, {200, 131, 67, 3},
+                                        {64, 128, 32, 2}, {300, 17, 200, 1}, {5, 300, 31, 1}};
+    static const api calls[] = {API_GEMM, API_STRIDED, API_BATCHED, API_MATMUL};
+    char label[160];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int t = 0; t < 4; t++) {
+            api call = shapes[s][3] > 1 ? calls[1 + (s + t) % 2] : t == 3 ? API_MATMUL : API_GEMM;
+            int plain = call == API_MATMUL;
+            mcase c = {CLT_F32, CLT_F32, CLT_MATH_TF32, plain ? VIA_CONTEXT : VIA_EPILOGUE, call,
+                       plain ? 0 : t & 1, plain ? 0 : t >> 1, shapes[s][0], shapes[s][1], shapes[s][2],
+                       shapes[s][3], plain ? 1.0f : s % 2 ? -0.75f : 1.25f, plain || t == 1 ? 0.0f : 0.5f,
+                       !plain && s % 2, !plain && call != API_BATCHED && t == 2, !plain && s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0};
+            snprintf(label, sizeof label, "wgmma %lldx%lldx%lld batch %lld t%d call %d", (long long)c.m,
+                     (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
+            TU_OK(clt_profile_reset(ctx));
+            run_case(ctx, &c, label);
+            TU_OK(clt_profile_collect(ctx));
+            clt_profile_entry rows[64];
+            size_t count = 0;
+            TU_OK(clt_profile_get(ctx, rows, 64, &count));
+            int ran = 0;
+            for (size_t r = 0; r < count && r < 64; r++)
+                ran |= strcmp(rows[r].impl, "gemm_wgmma") == 0;
+            ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
+        }
+    tu_context_free(ctx);
+    if (saved)
+        setenv("CLT_GEMM_WGMMA", saved, 1);
+    else
+        unsetenv("CLT_GEMM_WGMMA");
+    free(saved);
+}
+END_TEST
+
 Suite *gemm_math_suite(void)
 {
     Suite *s = suite_create("gemm_math");
@@ -562,7 +608,8 @@ Suite *gemm_math_suite(void)
         const TTest *test;
     } cases[] = {{"f32_every_mode", f32_every_mode},       {"f16_bf16_operands", f16_bf16_operands},
                  {"adversarial_3xtf32", adversarial_3xtf32}, {"fallback", fallback_is_fp32_and_named},
-                 {"mode_settings", mode_settings},         {"bad_combinations", bad_combinations}};
+                 {"mode_settings", mode_settings},         {"bad_combinations", bad_combinations},
+                 {"wgmma_switch", wgmma_switch}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
         tcase_set_timeout(tc, 300);

@@ -97,8 +97,13 @@ clt_status clt__gemm_set_args(clt_context *ctx, cl_kernel k, const clt__gemm_pro
  * inputs. CLT_ERR_UNSUPPORTED (with a message, nothing enqueued) when the device has none or p does
  * not fit; the caller then runs the fp32 kernels. */
 clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+/* TF32 GEMM through wgmma (gemm_wgmma.c) on sm_90 devices: CLT_ERR_UNSUPPORTED (nothing enqueued)
+ * unless f32 operands in TF32 math of at least 2048^3 (CLT_GEMM_WGMMA=1: any size, =0: never). */
+clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const char *who);
 /* NVIDIA compute capability >= 8.0 (cl_nv_device_attribute_query) on the native profile, else 0. */
 int clt__device_has_tensor_cores(const clt_context *ctx);
+/* NVIDIA compute capability as 10 * major + minor (90: Hopper, sm_90a code runs), 0 elsewhere. */
+int clt__device_nv_sm(const clt_context *ctx);
 
 /* CLBlast (gemm_clblast.c): CLBlastSgemm / CLBlastSgemmStridedBatched, then the epilogue as one
  * extra launch when there is one. CLT_ERR_UNSUPPORTED when CLBlast refuses the problem or the

@@ -107,7 +107,10 @@ static clt_status dispatch_fp32(clt_context *ctx, const clt__gemm_problem *p, co
  * operands), for f32 ones the usual fp32 choice (exact fp32: more accurate than asked). */
 static clt_status dispatch_fast(clt_context *ctx, const clt__gemm_problem *p, const char *who)
 {
-    clt_status st = clt__gemm_mma(ctx, p, who);
+    clt_status st = clt__gemm_wgmma(ctx, p, who);
+    if (st != CLT_ERR_UNSUPPORTED)
+        return st;
+    st = clt__gemm_mma(ctx, p, who);
     if (st != CLT_ERR_UNSUPPORTED)
         return st;
     if (clt__log_enabled())

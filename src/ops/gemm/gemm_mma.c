@@ -1,5 +1,6 @@
 /* Tensor-core GEMM on NVIDIA (mma.sync through inline PTX, cl_kernels/gemm/gemm_mma.cl): the entry
- * the dispatcher tries first for TF32 / 3xTF32 math, and the capability probe.
+ * the dispatcher tries for TF32 / 3xTF32 math and 16-bit operands (after gemm_wgmma.c, which takes
+ * large TF32 products on sm_90), and the capability probe.
  *
  * Taken: f32 A and B with math TF32 or 3xTF32 (gemm_mma.cl), or f16/bf16 A and B whose rows and
  * batches start at multiples of 8 elements (gemm_mma16.cl: exact products, f32 accumulation, any math
@@ -33,10 +34,11 @@
 #define MMA_MIN_VOLUME (256.0 * 256.0 * 256.0)
 #define MMA_MAX_DIM (2147483647LL - 4096)
 
-static int probe_tensor_cores(const clt_context *ctx)
+/* NVIDIA's compute capability as 10 * major + minor (90 on the H200); 0 for other devices. */
+static int probe_nv_sm(const clt_context *ctx)
 {
     const clt_device_info *d = &ctx->dev->entry->info;
-    /* The gfx902 profile stands for a device without them, whatever runs underneath. */
+    /* The gfx902 profile stands for a device without tensor cores, whatever runs underneath. */
     if (d->vendor != CLT_VENDOR_NVIDIA || d->type != CLT_DEVICE_GPU ||
         strcmp(ctx->limits.profile, "native") != 0)
         return 0;
@@ -52,19 +54,26 @@ static int probe_tensor_cores(const clt_context *ctx)
         return 0;
     cl_uint major = 0, minor = 0;
     if (clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MAJOR, sizeof major, &major, NULL) != CL_SUCCESS ||
-        clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor, NULL) != CL_SUCCESS)
+        clGetDeviceInfo(dev, NV_COMPUTE_CAPABILITY_MINOR, sizeof minor, &minor, NULL) != CL_SUCCESS ||
+        major > 100 || minor > 9)
         return 0;
-    return major >= 8; /* Ampere and later: mma.sync tf32 / f16 / bf16 and cp.async */
+    return (int)(10 * major + minor);
 }
 
 /* Probed once per context (two clGetDeviceInfo calls and the extension string cost more than a launch's
  * host time on small GEMMs); the cache is a plain int: a racing second probe writes the same value. */
-int clt__device_has_tensor_cores(const clt_context *ctx)
+int clt__device_nv_sm(const clt_context *ctx)
 {
     clt_context *c = (clt_context *)ctx; /* the cache only: the answer never changes */
-    if (c->tensor_cores == 0)
-        c->tensor_cores = probe_tensor_cores(ctx) ? 1 : 2;
-    return c->tensor_cores == 1;
+    if (c->nv_sm == 0)
+        c->nv_sm = probe_nv_sm(ctx) + 1;
+    return c->nv_sm - 1;
+}
+
+/* Ampere and later: mma.sync tf32 / f16 / bf16 and cp.async. */
+int clt__device_has_tensor_cores(const clt_context *ctx)
+{
+    return clt__device_nv_sm(ctx) >= 80;
 }
 
 int clt_device_has_tensor_cores(const clt_context *ctx)

@@ -1,0 +1,165 @@
+/* TF32 GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl), the sm_90a path of issue 18; the
+ * dispatcher tries it before the mma.sync kernels, which stay its fallback.
+ *
+ * When: on an sm_90 device, f32 A, B and C in TF32 math, by default only for products of at least
+ * 2048^3 multiply-adds with m, n, k >= 1024 each: there it ran 1.57-1.76x faster than mma.sync on the
+ * H200 (bench/RESULTS.md); at 1024^3 the two were even, and where one side of the product is thin (a
+ * convolution's columns times a few filters) packing the operands costs more than the product.
+ * CLT_GEMM_WGMMA=1 takes every size (tests), =0 none (A/B runs).
+ * Taken: any transposes, batches and epilogues, no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
+ * enqueued; the dispatcher goes on to mma.sync): other devices, 16-bit operands, 3xTF32 (mma.sync keeps
+ * it), k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
+ *
+ * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous TF32 copies padded to whole
+ * tiles (two launches; 2 x 256 MiB at 8192^2, ~0.3 ms on the H200, counted in every number above),
+ * then runs the wgmma kernel on them. */
+#include "ops/gemm/gemm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/memory.h"
+#include "ops/common/launch.h"
+#include "program/program.h"
+
+#define WGMMA_SLOT 10
+#define WGMMA_KP 32 /* K padded to multiples of the pack kernel's tile (and of every BK) */
+
+typedef struct wgmma_cfg {
+    int wgs, mt, bk, stages, waitn, ring_kib;
+} wgmma_cfg;
+
+/* 2 warpgroups of 64 x 128, k slices of 16 in 3 stages (exactly 48 KiB): of the configurations measured on
+ * the H200 the fastest (bench/RESULTS.md). */
+static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48};
+
+static int64_t round_up(int64_t x, int64_t m)
+{
+    return (x + m - 1) / m * m;
+}
+
+/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off. */
+static clt_status pack(clt_context *ctx, cl_mem x, uint64_t off, int64_t stride, int64_t ld, int trans,
+                       int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
+                       int64_t batch, const char *who)
+{
+    cl_kernel kern;
+    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", "", "gemm_wgmma_pack", &kern);
+    if (st != CLT_SUCCESS)
+        return st;
+    cl_ulong o = off, s = (cl_ulong)stride;
+    cl_long l = ld;
+    cl_int t = trans, r = (cl_int)rows, kk = (cl_int)k, kpi = (cl_int)kp, rp = (cl_int)rows_p;
+    cl_ulong d = dst_off;
+    if ((st = clt__set_arg(ctx, kern, 0, sizeof(cl_mem), &x, who)) ||
+        (st = clt__set_arg(ctx, kern, 1, sizeof o, &o, who)) ||
+        (st = clt__set_arg(ctx, kern, 2, sizeof s, &s, who)) ||
+        (st = clt__set_arg(ctx, kern, 3, sizeof l, &l, who)) ||
+        (st = clt__set_arg(ctx, kern, 4, sizeof t, &t, who)) ||
+        (st = clt__set_arg(ctx, kern, 5, sizeof r, &r, who)) ||
+        (st = clt__set_arg(ctx, kern, 6, sizeof kk, &kk, who)) ||
+        (st = clt__set_arg(ctx, kern, 7, sizeof(cl_mem), &ws, who)) ||
+        (st = clt__set_arg(ctx, kern, 8, sizeof d, &d, who)) ||
+        (st = clt__set_arg(ctx, kern, 9, sizeof kpi, &kpi, who)) ||
+        (st = clt__set_arg(ctx, kern, 10, sizeof rp, &rp, who)))
+        return st;
+    size_t global[3] = {(size_t)kp, (size_t)rows_p / 4, (size_t)batch}, local[3] = {32, 8, 1};
+    return clt__enqueue_kernel(ctx, kern, 3, global, local, who);
+}
+
+#define WGMMA_MIN_VOLUME (2048.0 * 2048.0 * 2048.0)
+#define WGMMA_MIN_SIDE 1024
+
+/* Whether p is for the wgmma kernel: CLT_GEMM_WGMMA=1 every problem, =0 none, else the size rule. */
+static int wanted(const clt__gemm_problem *p)
+{
+    const char *e = getenv("CLT_GEMM_WGMMA");
+    if (e && !strcmp(e, "0"))
+        return 0;
+    if (e && !strcmp(e, "1"))
+        return 1;
+    return p->m >= WGMMA_MIN_SIDE && p->n >= WGMMA_MIN_SIDE && p->k >= WGMMA_MIN_SIDE &&
+           (double)p->m * (double)p->n * (double)p->k >= WGMMA_MIN_VOLUME;
+}
+
+/* The configuration: the default, or CLT_GEMM_WGMMA_CFG="wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs;
+ * checked against what the kernel accepts: at least one slice in flight, a ring within ring_kib KiB of
+ * local memory, 48 by default; more only probes whether the driver takes it). */
+static wgmma_cfg choose(void)
+{
+    wgmma_cfg c = default_cfg, f = {0, 0, 0, 0, 0, 48};
+    const char *e = getenv("CLT_GEMM_WGMMA_CFG");
+    int n = e ? sscanf(e, "%d,%d,%d,%d,%d,%d", &f.wgs, &f.mt, &f.bk, &f.stages, &f.waitn, &f.ring_kib) : 0;
+    if ((n == 5 || n == 6) && (f.wgs == 1 || f.wgs == 2) && (f.mt == 1 || f.mt == 2) &&
+        (f.bk == 8 || f.bk == 16 || f.bk == 32) && (f.waitn == 0 || f.waitn == 1) &&
+        f.stages - 1 - f.waitn >= 1 && f.stages - 1 - f.waitn <= 5 && f.ring_kib >= 48 && f.ring_kib <= 227 &&
+        (64 * f.mt * f.wgs + 128) * f.bk * 4 * f.stages <= f.ring_kib * 1024)
+        c = f;
+    return c;
+}
+
+clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const char *who)
+{
+    if (clt__device_nv_sm(ctx) != 90)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: wgmma needs an sm_90 device (Hopper)", who);
+    if (p->a_dtype != CLT_F32 || p->c_dtype != CLT_F32 || p->math != CLT_MATH_TF32)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 math", who);
+    if (!wanted(p))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
+                         "%s: below the size where wgmma beats mma.sync (or CLT_GEMM_WGMMA=0)", who);
+    if (p->a_kseg > 0 && p->a_kseg < p->k)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: k segments run on the fp32 split kernel", who);
+    if (p->m == 0 || p->n == 0 || p->batch == 0 || p->k == 0)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: empty products go to the other kernels", who);
+    clt__gemm_problem no_product;
+    if (clt__gemm_alpha_zero(p, &no_product))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: alpha = 0 goes to the other kernels", who);
+    const char *act = clt__epilogue_act_name(p->act);
+    if (!act)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who, (int)p->act);
+    wgmma_cfg c = choose();
+    int64_t bm = 64 * c.mt * c.wgs, bn = 128;
+    int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn), kp = round_up(p->k, WGMMA_KP);
+    double elems = ((double)mp + (double)np) * (double)kp * (double)p->batch;
+    if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp > 2147483647LL - 64 ||
+        elems * sizeof(float) > (double)ctx->dev->entry->info.max_alloc_bytes)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the packed operands would not fit one allocation", who);
+    char opts[192];
+    int idx64 = clt__gemm_needs_idx64(p) || (double)(mp > np ? mp : np) * (double)kp > 2147483647.0;
+    char ring[32] = "";
+    if (c.ring_kib != 48)
+        snprintf(ring, sizeof ring, " -DRING_LIMIT=%d", c.ring_kib * 1024);
+    snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s", c.wgs, c.mt,
+             c.bk, c.stages, c.waitn, ring, idx64, *act ? " -DACT=" : "", act);
+    cl_kernel k;
+    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma", &k);
+    if (st != CLT_SUCCESS)
+        return st;
+    size_t wg = (size_t)(128 * c.wgs);
+    if (clt__group_limit(ctx, k) < wg)
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma kernel does not fit", who);
+    cl_mem ws;
+    int fresh;
+    if ((st = clt__workspace_get(ctx, WGMMA_SLOT, (size_t)elems * sizeof(float), &ws, &fresh)) != CLT_SUCCESS)
+        return st;
+    uint64_t b_at = (uint64_t)(mp * kp * p->batch);
+    if ((st = pack(ctx, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
+                   p->batch, who)) != CLT_SUCCESS ||
+        /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
+        (st = pack(ctx, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
+                   kp, p->batch, who)) != CLT_SUCCESS)
+        return st;
+    clt__gemm_problem q = *p;
+    q.a = ws;
+    q.b = ws;
+    q.a_off = 0;
+    q.b_off = b_at;
+    q.lda = q.ldb = kp;
+    q.a_stride = mp * kp;
+    q.b_stride = np * kp;
+    q.k = kp;
+    if ((st = clt__gemm_set_args(ctx, k, &q, clt__gemm_kernel_flags(p), who)) != CLT_SUCCESS)
+        return st;
+    size_t global[3] = {(size_t)(np / bn) * wg, (size_t)(mp / bm), (size_t)p->batch}, local[3] = {wg, 1, 1};
+    return clt__enqueue_kernel(ctx, k, 3, global, local, who);
+}
