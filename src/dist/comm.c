@@ -15,6 +15,13 @@ double clt__dist_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+cl_int clt__dist_event_status(cl_event ev)
+{
+    cl_int s = CL_QUEUED;
+    cl_int err = clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL);
+    return err != CL_SUCCESS ? err : s;
+}
+
 void clt_dist_options_init(clt_dist_options *opts)
 {
     if (!opts)

@@ -114,6 +114,9 @@ struct clt_dist_comm {
 
 /* comm.c */
 double clt__dist_now(void);
+/* ev's CL_EVENT_COMMAND_EXECUTION_STATUS: CL_COMPLETE (0), a state still to run (> 0), or a negative
+ * error code: the command's failure, or the query's own. */
+cl_int clt__dist_event_status(cl_event ev);
 /* A free pinned buffer of at least `bytes` (reused, or made), marked in use. */
 clt_status clt__dist_stage_get(clt_dist_comm *c, size_t bytes, dist_stage **out);
 /* Mark the communicator broken (first reason wins) and return CLT_ERR_COMM recorded as "who: why". */

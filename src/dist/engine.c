@@ -266,10 +266,7 @@ static int write_finished(dist_op *op)
 {
     if (!op->last_write)
         return 1;
-    cl_int s = CL_QUEUED;
-    if (clGetEventInfo(op->last_write, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL) != CL_SUCCESS)
-        return 1;
-    return s == CL_COMPLETE || s < 0;
+    return clt__dist_event_status(op->last_write) <= CL_COMPLETE; /* done, or failed: nothing to wait for */
 }
 
 /* Free the collectives that are over, whose futures are gone and whose writes have landed. */
@@ -323,13 +320,11 @@ clt_status clt__dist_advance(clt_dist_comm *c, const char *who)
                c->active < c->opts.window) {
             dist_chunk *ch = &op->chunks[op->started];
             if (ch->read_done) {
-                cl_int s = CL_QUEUED;
-                cl_int err = clGetEventInfo(ch->read_done, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s,
-                                            &s, NULL);
-                if (err != CL_SUCCESS || s < 0)
+                cl_int s = clt__dist_event_status(ch->read_done);
+                if (s < 0)
                     st = clt__dist_break(c, who, "a device->host read failed: %s (in the read or in "
                                          "earlier work on the context)",
-                                         clt__cl_error_name(err != CL_SUCCESS ? err : s));
+                                         clt__cl_error_name(s));
                 if (st != CLT_SUCCESS || s != CL_COMPLETE)
                     break;
             }

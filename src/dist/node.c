@@ -250,14 +250,6 @@ static int all_signalled(clt_dist_comm *c, int type, uint64_t g)
     return 1;
 }
 
-/* CL_COMPLETE: 1; still running: 0; failed: -1. */
-static int event_done(cl_event ev)
-{
-    cl_int s = CL_QUEUED;
-    if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof s, &s, NULL) != CL_SUCCESS || s < 0)
-        return -1;
-    return s == CL_COMPLETE;
-}
 
 static void keep_event(dist_chunk *ch, cl_event ev)
 {
@@ -365,13 +357,8 @@ static cl_int sum_term(dist_op *op, cl_mem out, size_t out_off, size_t out2_off,
     err |= clSetKernelArg(n->sum, 10, sizeof(float), &div);
     if (err != CL_SUCCESS)
         return CL_INVALID_KERNEL_ARGS;
-    size_t local = clt__fit_local(ctx, n->sum, 256);
-    size_t groups = (count + local - 1) / local;
-    /* GPUs: a few groups per compute unit striding over the rest; CPUs: an item per element. */
-    size_t cap = (size_t)ctx->dev->entry->info.compute_units * 8;
-    if (ctx->dev->entry->info.type != CLT_DEVICE_CPU && cap && groups > cap)
-        groups = cap;
-    size_t global = groups * local;
+    size_t global, local;
+    clt__launch_1d_grid(ctx, n->sum, count, 256, 8, &global, &local);
     return clEnqueueNDRangeKernel(n->q_in, n->sum, 1, NULL, &global, &local, 1, &op->start, ev);
 }
 
@@ -505,8 +492,9 @@ clt_status clt__dist_node_advance(dist_op *op, int may_start, int *moved, int *w
             *moved = 1;
             continue;
         }
-        int done = ch->read_done ? event_done(ch->read_done) : 1;
-        if (done < 0)
+        cl_int status = ch->read_done ? clt__dist_event_status(ch->read_done) : CL_COMPLETE;
+        int done = status == CL_COMPLETE;
+        if (status < 0)
             return clt__dist_break(c, who, "a staging copy failed (in it or in earlier work on the context)");
         switch (ch->state) {
         case NODE_PUBLISHING: /* signals go out in chunk order: the queue completes in order */

@@ -108,13 +108,11 @@ clt_status clt__launch_1d_capped(clt_context *ctx, cl_kernel kernel, uint64_t it
                              groups_per_cu ? groups_per_cu : GROUPS_PER_COMPUTE_UNIT, who);
 }
 
-static clt_status launch_1d_at_most(clt_context *ctx, cl_kernel kernel, uint64_t items,
-                                   size_t preferred_local, uint64_t groups_per_cu, const char *who)
+void clt__launch_1d_grid(const clt_context *ctx, cl_kernel kernel, uint64_t items, size_t preferred_local,
+                         uint64_t groups_per_cu, size_t *global, size_t *local)
 {
-    if (items == 0)
-        return CLT_SUCCESS;
-    size_t local = clt__fit_local(ctx, kernel, preferred_local);
-    uint64_t groups = (items + local - 1) / local;
+    *local = clt__fit_local((clt_context *)ctx, kernel, preferred_local);
+    uint64_t groups = (items + *local - 1) / *local;
     /* GPUs: a few waves of groups, each work item striding over the rest (fewer, fuller groups).
      * CPUs (POCL): one item per element, no stride. POCL runs a work-group as a loop vectorised
      * across its items, so consecutive items must touch consecutive elements; a grid-stride loop
@@ -126,7 +124,16 @@ static clt_status launch_1d_at_most(clt_context *ctx, cl_kernel kernel, uint64_t
         if (groups > cap)
             groups = cap;
     }
-    size_t global = (size_t)(groups * local);
+    *global = (size_t)(groups * *local);
+}
+
+static clt_status launch_1d_at_most(clt_context *ctx, cl_kernel kernel, uint64_t items,
+                                   size_t preferred_local, uint64_t groups_per_cu, const char *who)
+{
+    if (items == 0)
+        return CLT_SUCCESS;
+    size_t global, local;
+    clt__launch_1d_grid(ctx, kernel, items, preferred_local, groups_per_cu, &global, &local);
     return clt__enqueue_kernel(ctx, kernel, 1, &global, &local, who);
 }
 

@@ -20,6 +20,12 @@ clt_status clt__launch_1d_group(clt_context *ctx, cl_kernel kernel, uint64_t ite
 clt_status clt__launch_1d_capped(clt_context *ctx, cl_kernel kernel, uint64_t items,
                                  uint64_t groups_per_cu, const char *who);
 
+/* The grid the functions above enqueue, for callers that enqueue on a queue of their own (the
+ * distributed layer's extra queues): a 1-D grid-stride launch over `items` items (items >= 1) with
+ * at most groups_per_cu groups per compute unit on GPUs, one item per element on CPUs. */
+void clt__launch_1d_grid(const clt_context *ctx, cl_kernel kernel, uint64_t items, size_t preferred_local,
+                         uint64_t groups_per_cu, size_t *global, size_t *local);
+
 /* The one place where op kernels are enqueued (1-3 dimensions, arguments already set), so every
  * launch can be observed (profiler) and fails with the same message: "<who>: clEnqueueNDRangeKernel
  * (global AxB, local CxD): CL_...". local may be NULL (driver's choice). */
