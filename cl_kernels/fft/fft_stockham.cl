@@ -335,21 +335,109 @@ static inline void row_first_x4(global const float *pa, int real, global float *
     }
 }
 
+/* Four neighbouring transforms of a strided axis (columns b..b+3, adjacent in memory) in float4 lanes,
+ * lane = column: gathered as planar float8 elements (re of the 4 columns, then im) into scratch row
+ * xa, every stage from one scratch row to the other with each butterfly's twiddles shared by the 4
+ * lanes, then scattered to dst. A column taken alone (the path below) runs each stage's arithmetic
+ * one complex value at a time and pays a twiddle load per value; here a 32-byte load brings 4
+ * columns' elements. */
+static void cols4(global const float *src, idx_t in_base, idx_t in_stride, global float *dst, idx_t out_base,
+                  idx_t out_stride, global float *xa, global float *xb, global const float2 *tw,
+                  global const int *radices, int stages, idx_t n, float dir, float scale)
+{
+    for (idx_t t = 0; t < n; t++) {
+        float8 v = vload8(0, src + 2 * (in_base + t * in_stride));
+        vstore8((float8)(v.even, v.odd), t, xa);
+    }
+    idx_t ns = 1;
+    for (int s = 0; s < stages; s++) {
+        const idx_t radix = radices[s], m = n / radix, span = ns * radix, step = n / span;
+        const float sc = s == stages - 1 ? scale : 1.0f;
+        for (idx_t blk = 0; blk < m; blk += ns)
+            for (idx_t k = 0; k < ns; k++) {
+                const idx_t j = blk + k, out0 = blk * radix + k;
+                if (radix == 2) {
+                    float8 a0 = vload8(j, xa), a1 = vload8(j + m, xa);
+                    float2 w = root(tw, k * step, dir);
+                    float4 r1 = a1.lo, i1 = a1.hi;
+                    CMUL4(r1, i1, w.x, w.y);
+                    vstore8((float8)(a0.lo + r1, a0.hi + i1) * sc, out0, xb);
+                    vstore8((float8)(a0.lo - r1, a0.hi - i1) * sc, out0 + ns, xb);
+                } else if (radix == 4) {
+                    float8 a0 = vload8(j, xa), a1 = vload8(j + m, xa), a2 = vload8(j + 2 * m, xa),
+                           a3 = vload8(j + 3 * m, xa);
+                    float2 w1 = root(tw, k * step, dir), w2 = root(tw, 2 * k * step, dir),
+                           w3 = root(tw, 3 * k * step, dir);
+                    float4 r1 = a1.lo, i1 = a1.hi, r2 = a2.lo, i2 = a2.hi, r3 = a3.lo, i3 = a3.hi;
+                    CMUL4(r1, i1, w1.x, w1.y);
+                    CMUL4(r2, i2, w2.x, w2.y);
+                    CMUL4(r3, i3, w3.x, w3.y);
+                    float4 pr = a0.lo + r2, pi = a0.hi + i2, qr = a0.lo - r2, qi = a0.hi - i2;
+                    float4 rr = r1 + r3, ri = i1 + i3, tr = -dir * (i1 - i3), ti = dir * (r1 - r3);
+                    vstore8((float8)(pr + rr, pi + ri) * sc, out0, xb);
+                    vstore8((float8)(qr + tr, qi + ti) * sc, out0 + ns, xb);
+                    vstore8((float8)(pr - rr, pi - ri) * sc, out0 + 2 * ns, xb);
+                    vstore8((float8)(qr - tr, qi - ti) * sc, out0 + 3 * ns, xb);
+                } else {
+                    /* any radix: each output the direct sum of its R twisted terms */
+                    for (idx_t q = 0; q < radix; q++) {
+                        idx_t e = k + q * ns, ang = 0;
+                        float4 accr = (float4)(0.0f), acci = (float4)(0.0f);
+                        for (idx_t r = 0; r < radix; r++) {
+                            float8 v = vload8(j + r * m, xa);
+                            float2 w = root(tw, ang * step, dir);
+                            accr += v.lo * w.x - v.hi * w.y;
+                            acci += v.lo * w.y + v.hi * w.x;
+                            ang += e;
+                            if (ang >= span)
+                                ang -= span;
+                        }
+                        vstore8((float8)(accr, acci) * sc, out0 + q * ns, xb);
+                    }
+                }
+            }
+        ns = span;
+        global float *x = xa;
+        xa = xb;
+        xb = x;
+    }
+    for (idx_t t = 0; t < n; t++) {
+        float8 v = vload8(t, xa);
+        vstore8(join4(v.lo, v.hi), 0, dst + 2 * (out_base + t * out_stride));
+    }
+}
+
 __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
                      global float *tmp, long tmp_off, long scratch, global const float2 *tw,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
 {
     idx_t n = (idx_t)n_;
-    const long8 tl = (long8)(0, 1, n_, 0, 0, 1, 1, 0); /* a scratch row: contiguous complex */
+    /* complex columns of a strided axis, 4 at a time where 4 neighbouring transforms are adjacent in
+     * memory (cols4): each item's scratch rows are then 4 transforms long */
+    const int columns = in_lay.s1 != 1 && in_lay.s7 == 0 && out_lay.s1 != 1 && out_lay.s7 == 0 &&
+                        (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch;
+    const long8 tl = (long8)(0, 1, columns ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
-    const idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
+    idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
+    if (columns) /* shares of whole groups of 4 (groups aligned to the batch's start) */
+        share = (share + 3) / 4 * 4;
     const idx_t b_end = min((idx_t)batch, (row + 1) * share);
     idx_t b_step = 1;
     for (idx_t b = row * share; b < b_end; b += b_step) {
+        if (columns && b + 4 <= b_end) {
+            idx_t ib = batch_base(in_lay, b), ob = batch_base(out_lay, b);
+            if (batch_base(in_lay, b + 3) == ib + 3 && batch_base(out_lay, b + 3) == ob + 3) {
+                global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
+                cols4(src, ib, (idx_t)in_lay.s1, dst, ob, (idx_t)out_lay.s1, xa, xa + 2 * (idx_t)scratch, tw,
+                      radices, stages, n, dir, scale);
+                b_step = 4;
+                continue;
+            }
+        }
         const int pair = pairs && b + 1 < b_end;
         const int gath = gather || pair, scat = scatter || pair;
         b_step = 1 + pair;

@@ -339,6 +339,32 @@ START_TEST(test_multi_dim)
 }
 END_TEST
 
+/* Strided (column) passes with enough neighbouring columns for CPU devices' four-column lanes (fft_rows's
+ * cols4 takes them when the batch gives every item 4 transforms per scratch row: these batches do up to
+ * 16 compute units): a width that leaves 3 columns over (131), widths cut by the batch (140, R2C's half
+ * 132, C2R's 126), radix 2, 4, 3, 5 and a prime above the registers' radices (37), every kind. */
+START_TEST(test_column_lanes)
+{
+    clt_context *ctx = tu_context();
+    static const struct {
+        clt_fft_kind kind;
+        int rank;
+        int64_t n[3];
+        int64_t batch;
+    } cases[] = {{CLT_FFT_C2C, 2, {12, 131}, 8}, {CLT_FFT_C2C, 3, {10, 6, 140}, 2}, {CLT_FFT_C2C, 2, {37, 130}, 4},
+                 {CLT_FFT_C2C, 2, {64, 130}, 4}, {CLT_FFT_R2C, 2, {20, 262}, 4}, {CLT_FFT_C2R, 2, {24, 250}, 4}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int dir = -1; dir <= 1; dir += 2) {
+            if ((cases[i].kind == CLT_FFT_R2C && dir > 0) || (cases[i].kind == CLT_FFT_C2R && dir < 0))
+                continue;
+            fft_case c = {.kind = cases[i].kind, .dir = dir, .rank = cases[i].rank, .batch = cases[i].batch};
+            memcpy(c.n, cases[i].n, sizeof c.n);
+            run_case(ctx, &c);
+        }
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_norms)
 {
     clt_context *ctx = tu_context();
@@ -699,6 +725,7 @@ Suite *fft_suite(void)
     tcase_add_test(tc, test_local_path);
     tcase_add_test(tc, test_r2c_c2r_1d);
     tcase_add_test(tc, test_multi_dim);
+    tcase_add_test(tc, test_column_lanes);
     tcase_add_test(tc, test_norms);
     tcase_add_test(tc, test_strided);
     tcase_add_test(tc, test_in_place);
