@@ -13,6 +13,9 @@
 #define FFT_IDX long
 #endif
 typedef FFT_IDX idx_t;
+#define FFT_CAT2(a, b) a##b
+#define FFT_CAT(a, b) FFT_CAT2(a, b)
+typedef FFT_CAT(FFT_IDX, 4) idx4_t; /* four indices (fft_rows's four-transform lanes) */
 
 static inline float2 c_mul(float2 a, float2 b)
 {

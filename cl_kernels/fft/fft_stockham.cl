@@ -135,6 +135,8 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
  * column pass of rfft2/64x256x256 on POCL 16.5 ms and its R2C row pass (half write) 20 ms, where a
  * contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
+#define QUAD_ROWS_MIN 256 /* contiguous rows of these lengths run 4 at a time in lanes (lanes4) */
+#define QUAD_ROWS_MAX 4096
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
 #define CMUL4(re, im, c, s)                                                                          \
@@ -335,20 +337,31 @@ static inline void row_first_x4(global const float *pa, int real, global float *
     }
 }
 
-/* Four neighbouring transforms of a strided axis (columns b..b+3, adjacent in memory) in float4 lanes,
- * lane = column: gathered as planar float8 elements (re of the 4 columns, then im) into scratch row
- * xa, every stage from one scratch row to the other with each butterfly's twiddles shared by the 4
- * lanes, then scattered to dst. A column taken alone (the path below) runs each stage's arithmetic
- * one complex value at a time and pays a twiddle load per value; here a 32-byte load brings 4
- * columns' elements. */
-static void cols4(global const float *src, idx_t in_base, idx_t in_stride, global float *dst, idx_t out_base,
-                  idx_t out_stride, global float *xa, global float *xb, global const float2 *tw,
-                  global const int *radices, int stages, idx_t n, float dir, float scale)
+/* Four transforms in float4 lanes (lane l: the transform whose element t is complex element
+ * ib[l] + t in_stride of src, written to ob[l] + t out_stride of dst): gathered as planar float8 elements
+ * (re of the 4 transforms, then im) into scratch row xa, every stage from one scratch row to the other
+ * with each butterfly's twiddles shared by the 4 lanes, then scattered to dst. Neighbouring columns
+ * (ib[l] = ib[0] + l) come in one 32-byte load per element; other transforms (rows, columns across a
+ * plane's edge) a complex value per lane. A transform taken alone (fft_rows's path below) runs a
+ * stage's arithmetic one complex value, or four butterflies of one row, at a time: the row path
+ * deinterleaves, reinterleaves and loads 4 twiddles per 4 butterflies; here nothing is shuffled
+ * inside the stages and one twiddle serves 4 butterflies. */
+static void lanes4(global const float *src, idx4_t ib, idx_t in_stride, global float *dst, idx4_t ob,
+                   idx_t out_stride, global float *xa, global float *xb, global const float2 *tw,
+                   global const int *radices, int stages, idx_t n, float dir, float scale)
 {
-    for (idx_t t = 0; t < n; t++) {
-        float8 v = vload8(0, src + 2 * (in_base + t * in_stride));
-        vstore8((float8)(v.even, v.odd), t, xa);
-    }
+    if (ib.y == ib.x + 1 && ib.z == ib.x + 2 && ib.w == ib.x + 3)
+        for (idx_t t = 0; t < n; t++) {
+            float8 v = vload8(0, src + 2 * (ib.x + t * in_stride));
+            vstore8((float8)(v.even, v.odd), t, xa);
+        }
+    else
+        for (idx_t t = 0; t < n; t++) {
+            idx_t o = t * in_stride;
+            float2 a = vload2(ib.x + o, src), b = vload2(ib.y + o, src), c = vload2(ib.z + o, src),
+                   d = vload2(ib.w + o, src);
+            vstore8((float8)(a.x, b.x, c.x, d.x, a.y, b.y, c.y, d.y), t, xa);
+        }
     idx_t ns = 1;
     for (int s = 0; s < stages; s++) {
         const idx_t radix = radices[s], m = n / radix, span = ns * radix, step = n / span;
@@ -401,10 +414,30 @@ static void cols4(global const float *src, idx_t in_base, idx_t in_stride, globa
         xa = xb;
         xb = x;
     }
-    for (idx_t t = 0; t < n; t++) {
-        float8 v = vload8(t, xa);
-        vstore8(join4(v.lo, v.hi), 0, dst + 2 * (out_base + t * out_stride));
-    }
+    if (ob.y == ob.x + 1 && ob.z == ob.x + 2 && ob.w == ob.x + 3)
+        for (idx_t t = 0; t < n; t++) {
+            float8 v = vload8(t, xa);
+            vstore8(join4(v.lo, v.hi), 0, dst + 2 * (ob.x + t * out_stride));
+        }
+    else
+        for (idx_t t = 0; t < n; t++) {
+            float8 v = vload8(t, xa);
+            idx_t o = t * out_stride;
+            vstore2(v.s04, ob.x + o, dst);
+            vstore2(v.s15, ob.y + o, dst);
+            vstore2(v.s26, ob.z + o, dst);
+            vstore2(v.s37, ob.w + o, dst);
+        }
+}
+
+/* The first elements of transforms b..b+3: neighbours when the fourth is 3 past the first (no more
+ * batch_base divisions then: 4 per call, a tenth of a 4-lane 128-point transform's time on POCL). */
+static inline idx4_t quad_bases(long8 lay, idx_t b)
+{
+    idx_t first = batch_base(lay, b), last = batch_base(lay, b + 3);
+    if (last == first + 3)
+        return (idx4_t)(first, first + 1, first + 2, last);
+    return (idx4_t)(first, batch_base(lay, b + 1), batch_base(lay, b + 2), last);
 }
 
 __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
@@ -412,31 +445,37 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
 {
     idx_t n = (idx_t)n_;
-    /* complex columns of a strided axis, 4 at a time where 4 neighbouring transforms are adjacent in
-     * memory (cols4): each item's scratch rows are then 4 transforms long */
-    const int columns = in_lay.s1 != 1 && in_lay.s7 == 0 && out_lay.s1 != 1 && out_lay.s7 == 0 &&
-                        (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch;
-    const long8 tl = (long8)(0, 1, columns ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
+    /* complex transforms 4 at a time in lanes (lanes4): every complex pass of columns, and of rows of
+     * QUAD_ROWS_MIN .. QUAD_ROWS_MAX made of radices 2, 3 and 4 (POCL, alternated runs: batched 256-4096
+     * and 1536 1.1-1.5x faster; rows of 64 and 128 1.2-1.5x slower, where the row path's first stage
+     * does most of the work; radix 5 and 17 rows, 1000 and 85, 1.2x slower: lanes4 sums odd radices
+     * directly, the row path halves them by symmetry; longer rows' planar scratch outgrows the cache the
+     * row path stays in); each item's scratch rows are then 4 transforms long */
+    int small_radices = 1;
+    for (int s = 0; s < stages; s++)
+        small_radices &= radices[s] <= 4;
+    const int quad = in_lay.s7 == 0 && out_lay.s7 == 0 && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch &&
+                     ((in_lay.s1 != 1 && out_lay.s1 != 1) ||
+                      (n >= QUAD_ROWS_MIN && n <= QUAD_ROWS_MAX && small_radices));
+    const long8 tl = (long8)(0, 1, quad ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
-    if (columns) /* shares of whole groups of 4 (groups aligned to the batch's start) */
+    if (quad) /* shares of whole groups of 4 (groups aligned to the batch's start) */
         share = (share + 3) / 4 * 4;
     const idx_t b_end = min((idx_t)batch, (row + 1) * share);
     idx_t b_step = 1;
     for (idx_t b = row * share; b < b_end; b += b_step) {
-        if (columns && b + 4 <= b_end) {
-            idx_t ib = batch_base(in_lay, b), ob = batch_base(out_lay, b);
-            if (batch_base(in_lay, b + 3) == ib + 3 && batch_base(out_lay, b + 3) == ob + 3) {
-                global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
-                cols4(src, ib, (idx_t)in_lay.s1, dst, ob, (idx_t)out_lay.s1, xa, xa + 2 * (idx_t)scratch, tw,
-                      radices, stages, n, dir, scale);
-                b_step = 4;
-                continue;
-            }
+        if (quad && b + 4 <= b_end) {
+            idx4_t ib = quad_bases(in_lay, b), ob = quad_bases(out_lay, b);
+            global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
+            lanes4(src, ib, (idx_t)in_lay.s1, dst, ob, (idx_t)out_lay.s1, xa, xa + 2 * (idx_t)scratch, tw, radices,
+                   stages, n, dir, scale);
+            b_step = 4;
+            continue;
         }
         const int pair = pairs && b + 1 < b_end;
         const int gath = gather || pair, scat = scatter || pair;
