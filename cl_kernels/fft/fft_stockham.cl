@@ -345,10 +345,10 @@ static inline void row_first_x4(global const float *pa, int real, global float *
  * plane's edge) a complex value per lane. A transform taken alone (fft_rows's path below) runs a
  * stage's arithmetic one complex value, or four butterflies of one row, at a time: the row path
  * deinterleaves, reinterleaves and loads 4 twiddles per 4 butterflies; here nothing is shuffled
- * inside the stages and one twiddle serves 4 butterflies. */
-static void lanes4(global const float *src, idx4_t ib, idx_t in_stride, global float *dst, idx4_t ob,
-                   idx_t out_stride, global float *xa, global float *xb, global const float2 *tw,
-                   global const int *radices, int stages, idx_t n, float dir, float scale)
+ * inside the stages and one twiddle serves 4 butterflies. R2C rows come in pairs per lane
+ * (lanes4_gather_pairs / lanes4_scatter_pairs: 8 real rows as 4 complex ones, as the row path pairs
+ * them). */
+static void lanes4_gather(global const float *src, idx4_t ib, idx_t in_stride, global float *xa, idx_t n)
 {
     if (ib.y == ib.x + 1 && ib.z == ib.x + 2 && ib.w == ib.x + 3)
         for (idx_t t = 0; t < n; t++) {
@@ -362,6 +362,32 @@ static void lanes4(global const float *src, idx4_t ib, idx_t in_stride, global f
                    d = vload2(ib.w + o, src);
             vstore8((float8)(a.x, b.x, c.x, d.x, a.y, b.y, c.y, d.y), t, xa);
         }
+}
+
+/* Lane l: z[t] = x_(ie[l])[t] + i x_(io[l])[t], two contiguous real rows (float offsets ie, io). */
+static void lanes4_gather_pairs(global const float *src, idx4_t ie, idx4_t io, global float *xa, idx_t n)
+{
+    idx_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        float4 e0 = vload4(0, src + ie.x + t), e1 = vload4(0, src + ie.y + t), e2 = vload4(0, src + ie.z + t),
+               e3 = vload4(0, src + ie.w + t);
+        float4 o0 = vload4(0, src + io.x + t), o1 = vload4(0, src + io.y + t), o2 = vload4(0, src + io.z + t),
+               o3 = vload4(0, src + io.w + t);
+        vstore8((float8)(e0.s0, e1.s0, e2.s0, e3.s0, o0.s0, o1.s0, o2.s0, o3.s0), t, xa);
+        vstore8((float8)(e0.s1, e1.s1, e2.s1, e3.s1, o0.s1, o1.s1, o2.s1, o3.s1), t + 1, xa);
+        vstore8((float8)(e0.s2, e1.s2, e2.s2, e3.s2, o0.s2, o1.s2, o2.s2, o3.s2), t + 2, xa);
+        vstore8((float8)(e0.s3, e1.s3, e2.s3, e3.s3, o0.s3, o1.s3, o2.s3, o3.s3), t + 3, xa);
+    }
+    for (; t < n; t++)
+        vstore8((float8)(src[ie.x + t], src[ie.y + t], src[ie.z + t], src[ie.w + t], src[io.x + t], src[io.y + t],
+                         src[io.z + t], src[io.w + t]),
+                t, xa);
+}
+
+/* The stages, from scratch row xa through xb and back; returns the row holding the result. */
+static global float *lanes4_stages(global float *xa, global float *xb, global const float2 *tw,
+                                   global const int *radices, int stages, idx_t n, float dir, float scale)
+{
     idx_t ns = 1;
     for (int s = 0; s < stages; s++) {
         const idx_t radix = radices[s], m = n / radix, span = ns * radix, step = n / span;
@@ -414,20 +440,45 @@ static void lanes4(global const float *src, idx4_t ib, idx_t in_stride, global f
         xa = xb;
         xb = x;
     }
+    return xa;
+}
+
+static void lanes4_scatter(global const float *xr, global float *dst, idx4_t ob, idx_t out_stride, idx_t n)
+{
     if (ob.y == ob.x + 1 && ob.z == ob.x + 2 && ob.w == ob.x + 3)
         for (idx_t t = 0; t < n; t++) {
-            float8 v = vload8(t, xa);
+            float8 v = vload8(t, xr);
             vstore8(join4(v.lo, v.hi), 0, dst + 2 * (ob.x + t * out_stride));
         }
     else
         for (idx_t t = 0; t < n; t++) {
-            float8 v = vload8(t, xa);
+            float8 v = vload8(t, xr);
             idx_t o = t * out_stride;
             vstore2(v.s04, ob.x + o, dst);
             vstore2(v.s15, ob.y + o, dst);
             vstore2(v.s26, ob.z + o, dst);
             vstore2(v.s37, ob.w + o, dst);
         }
+}
+
+/* The Hermitian halves (k <= n / 2) of the pairs: lane l's Z = X_e + i X_o gives X_e[k] = (Z[k] +
+ * conj Z[n - k]) / 2 at oe[l] + k and X_o[k] = (Z[k] - conj Z[n - k]) / 2i at oo[l] + k (complex
+ * offsets), as the row path splits one pair. */
+static void lanes4_scatter_pairs(global const float *xr, global float *dst, idx4_t oe, idx4_t oo, idx_t n)
+{
+    for (idx_t k = 0; k <= n / 2; k++) {
+        float8 z = vload8(k, xr), r = vload8(k == 0 ? 0 : n - k, xr);
+        float4 er = (z.lo + r.lo) * 0.5f, ei = (z.hi - r.hi) * 0.5f;
+        float4 orr = (z.hi + r.hi) * 0.5f, oi = (r.lo - z.lo) * 0.5f;
+        vstore2((float2)(er.x, ei.x), oe.x + k, dst);
+        vstore2((float2)(er.y, ei.y), oe.y + k, dst);
+        vstore2((float2)(er.z, ei.z), oe.z + k, dst);
+        vstore2((float2)(er.w, ei.w), oe.w + k, dst);
+        vstore2((float2)(orr.x, oi.x), oo.x + k, dst);
+        vstore2((float2)(orr.y, oi.y), oo.y + k, dst);
+        vstore2((float2)(orr.z, oi.z), oo.z + k, dst);
+        vstore2((float2)(orr.w, oi.w), oo.w + k, dst);
+    }
 }
 
 /* The first elements of transforms b..b+3: neighbours when the fourth is 3 past the first (no more
@@ -438,6 +489,18 @@ static inline idx4_t quad_bases(long8 lay, idx_t b)
     if (last == first + 3)
         return (idx4_t)(first, first + 1, first + 2, last);
     return (idx4_t)(first, batch_base(lay, b + 1), batch_base(lay, b + 2), last);
+}
+
+/* The first elements of rows b + 2l + parity, l < 4 (a pair group of 8 rows): evenly spaced when the
+ * last is 7 steps of the first's spacing past the first (3 batch_base calls instead of 4). */
+static inline idx4_t pair_bases(long8 lay, idx_t b, int parity)
+{
+    idx_t first = batch_base(lay, b), d = batch_base(lay, b + 1) - first, last = batch_base(lay, b + 7);
+    if (last == first + 7 * d)
+        return (idx4_t)(first + parity * d, first + (2 + parity) * d, first + (4 + parity) * d,
+                        first + (6 + parity) * d);
+    return (idx4_t)(batch_base(lay, b + parity), batch_base(lay, b + 2 + parity), batch_base(lay, b + 4 + parity),
+                    batch_base(lay, b + 6 + parity));
 }
 
 __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
@@ -457,24 +520,38 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
     const int quad = in_lay.s7 == 0 && out_lay.s7 == 0 && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch &&
                      ((in_lay.s1 != 1 && out_lay.s1 != 1) ||
                       (n >= QUAD_ROWS_MIN && n <= QUAD_ROWS_MAX && small_radices));
-    const long8 tl = (long8)(0, 1, quad ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
+    /* and such pairs, 8 rows as 4 complex ones in lanes, over the same lengths */
+    const int quad_pairs = pairs && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch && n >= QUAD_ROWS_MIN &&
+                           n <= QUAD_ROWS_MAX && small_radices;
+    const long8 tl = (long8)(0, 1, quad || quad_pairs ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
-    if (quad) /* shares of whole groups of 4 (groups aligned to the batch's start) */
-        share = (share + 3) / 4 * 4;
+    if (quad || quad_pairs) /* shares of whole groups of 4 or 8 (groups aligned to the batch's start) */
+        share = quad ? (share + 3) / 4 * 4 : (share + 7) / 8 * 8;
     const idx_t b_end = min((idx_t)batch, (row + 1) * share);
     idx_t b_step = 1;
     for (idx_t b = row * share; b < b_end; b += b_step) {
         if (quad && b + 4 <= b_end) {
             idx4_t ib = quad_bases(in_lay, b), ob = quad_bases(out_lay, b);
             global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
-            lanes4(src, ib, (idx_t)in_lay.s1, dst, ob, (idx_t)out_lay.s1, xa, xa + 2 * (idx_t)scratch, tw, radices,
-                   stages, n, dir, scale);
+            lanes4_gather(src, ib, (idx_t)in_lay.s1, xa, n);
+            lanes4_scatter(lanes4_stages(xa, xa + 2 * (idx_t)scratch, tw, radices, stages, n, dir, scale), dst, ob,
+                           (idx_t)out_lay.s1, n);
             b_step = 4;
+            continue;
+        }
+        if (quad_pairs && b + 8 <= b_end) {
+            idx4_t ie = pair_bases(in_lay, b, 0), io = pair_bases(in_lay, b, 1);
+            idx4_t oe = pair_bases(out_lay, b, 0), oo = pair_bases(out_lay, b, 1);
+            global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
+            lanes4_gather_pairs(src, ie, io, xa, n);
+            lanes4_scatter_pairs(lanes4_stages(xa, xa + 2 * (idx_t)scratch, tw, radices, stages, n, dir, scale), dst,
+                                 oe, oo, n);
+            b_step = 8;
             continue;
         }
         const int pair = pairs && b + 1 < b_end;
