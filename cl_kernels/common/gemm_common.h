@@ -16,8 +16,8 @@
  * when any matrix spans 2^31 elements or more (batch offsets are always 64-bit). ACT: the
  * activation function name (clt_act_relu, ...); absent means identity. IN16 / OUT16 (default 0:
  * f32): the storage of A and B / of C, 1 f16, 2 bf16; values are converted to f32 on load and C
- * rounded (nearest even) on store. Only gemm_tiled.cl takes IN16 / OUT16 (the host builds no other
- * variant with them), so every f32 program is the same text as before. */
+ * rounded (nearest even) on store. gemm_tiled.cl takes both; gemm_mma16.cl OUT16 (its operands are
+ * 16-bit by definition) and gemm_wgmma.cl both; the other families are f32 only. */
 #ifndef CLT_GEMM_COMMON_H
 #define CLT_GEMM_COMMON_H
 

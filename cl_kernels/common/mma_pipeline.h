@@ -230,7 +230,7 @@ static inline __attribute__((always_inline)) void mma_drain(void)
  * 8g + 2i + 1 (g + 8) its own. Columns: for a k-contiguous B, n-tile j is columns 8j.. (mma column
  * c = 8j + c); otherwise column c of n-tile j is 8c + j, so a lane's 16 columns 16q..16q+15 are
  * contiguous and stored as float4s. */
-static inline __attribute__((always_inline)) void mma_store_acc(__global float *C, idx_t ldc, const gemm_epi *epi,
+static inline __attribute__((always_inline)) void mma_store_acc(__global gemm_out_t *C, idx_t ldc, const gemm_epi *epi,
                                                                 float acc[MI][NJ][4], int M, int N, int m0,
                                                                 int n0, int a_kc, int b_kc, int g, int q)
 {

@@ -1,6 +1,7 @@
 /* GEMM on NVIDIA tensor cores with 16-bit operands: C = act(alpha * op(A) op(B) + beta * C + bias) +
- * residual, A and B f16 (-DBF16=0) or bf16 (-DBF16=1) storage, C, bias and residual f32, products
- * exact and accumulated in f32 (mma.sync.m16n8k16). NVIDIA only (compute capability >= 8.0).
+ * residual, A and B f16 (-DBF16=0) or bf16 (-DBF16=1) storage, C f32 or the operands' 16-bit type
+ * (OUT16 of common/gemm_common.h, rounded to nearest even once, after the epilogue), bias and residual
+ * f32, products exact and accumulated in f32 (mma.sync.m16n8k16). NVIDIA only (compute capability >= 8.0).
  *
  * The frame is gemm_mma.cl's (common/mma_pipeline.h: 128 x 128 or 64 x 128 tiles of 64 x 64 warps,
  * cp.async ring, fused epilogue); a k slice is 32 halves. Fragments: lane (g, q) is given physical k
@@ -11,7 +12,7 @@
  * (n-tile j's column g is physical column 8g + j, as in gemm_mma.cl) of 4 rows per step and packs
  * halves of two rows into each register.
  *
- * -D contract: BF16 (0/1), WARPS_M, WARPS_N, STAGES, plus IDX64 and ACT of common/gemm_common.h.
+ * -D contract: BF16 (0/1), WARPS_M, WARPS_N, STAGES, plus IDX64, ACT and OUT16 of common/gemm_common.h.
  * A/B + offset, ld and batch stride must be multiples of 8 elements (16-byte copies; the host
  * checks). */
 #ifndef BF16
@@ -39,7 +40,7 @@
 #include "common/mma_pipeline.h"
 
 #define GEMM16_ARGS                                                                                \
-    __global const ushort *A, __global const ushort *B, __global float *C,                        \
+    __global const ushort *A, __global const ushort *B, __global gemm_out_t *C,                   \
         __global const float *bias, __global const float *R, ulong4 offs, ulong4 strides,         \
         long4 lds, int4 dims, float4 sc
 

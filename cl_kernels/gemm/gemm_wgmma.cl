@@ -1,25 +1,28 @@
-/* TF32 GEMM on Hopper through wgmma (the sm_90a path; an experiment behind CLT_GEMM_WGMMA=1, see
- * src/ops/gemm/gemm_wgmma.c): C = act(alpha * op(A) op(B) + beta * C + bias) + residual, f32 in and out.
+/* GEMM on Hopper's tensor cores through wgmma (the sm_90a path, see src/ops/gemm/gemm_wgmma.c):
+ * C = act(alpha * op(A) op(B) + beta * C + bias) + residual, A and B f32 in TF32 math (IN16 = 0) or f16 /
+ * bf16 (IN16 = 1 / 2, exact products), C f32 or the operands' 16-bit type (OUT16), f32 accumulation.
  * NVIDIA sm_90 only: the wgmma lines are "//SM90A " asm comments that src/program/sm90a_build.c turns
  * into instructions after the build (NVIDIA's OpenCL refuses them as code: its PTX target is sm_90).
  *
  * Two kernels:
- *   gemm_wgmma_pack: an operand into a K-contiguous, zero-padded copy rounded to TF32 (nearest, ties
- *     away, as cuBLAS's TF32 mode): P[r][k] = tf32(op(X)[r][k]) for r < rows, k < K, else 0; rows_p a
- *     multiple of the tile, Kp of 32. A becomes [Mp][Kp], B (as op(B)^T) [Np][Kp]. wgmma reads TF32
- *     operands only K-major, so a transpose is needed for half the layouts anyway; done here once,
- *     with the rounding, it leaves the main loop nothing to check and nothing to convert.
+ *   gemm_wgmma_pack: an operand into a K-contiguous, zero-padded copy, f32 rounded to TF32 (nearest,
+ *     ties away, as cuBLAS's TF32 mode), 16-bit values copied as they are: P[r][k] = op(X)[r][k] for
+ *     r < rows, k < K, else 0; rows_p a multiple of the tile, Kp of 32 (and of BK). A becomes [Mp][Kp], B
+ *     (as op(B)^T) [Np][Kp]. wgmma reads TF32 operands only K-major, so a transpose is needed for half
+ *     the layouts anyway; done here once, with the rounding and the padding, it leaves the main loop
+ *     nothing to check and nothing to convert (16-bit operands take the same path: one kernel for all).
  *   gemm_wgmma: one group of WGS warpgroups computes a BM x BN tile (warpgroup w: rows 64 MT w .. of the
- *     tile, MT m64 x n128 wgmma accumulators = 64 MT floats per item). K in slices of BK through a
- *     STAGES-deep ring of local tiles filled by cp.async; per slice one barrier, then BK / 8 wgmma
- *     k-steps per accumulator, issued asynchronously; wgmma.wait_group WAITN lets one slice's products
+ *     tile, MT m64 x n128 wgmma accumulators = 64 MT floats per item). K in slices of BK elements through
+ *     a STAGES-deep ring of local tiles filled by cp.async; per slice one barrier, then ROWB / 32 wgmma
+ *     k-steps per accumulator (k8 for TF32, k16 for 16-bit: 32 bytes of a row either way), issued
+ *     asynchronously; wgmma.wait_group WAITN lets one slice's products
  *     run while the next slice's barrier and copies are issued (the ring then prefetches
  *     STAGES - 1 - WAITN slices ahead, the slot it refills being one no wgmma still reads).
  *
- * Local layout: wgmma's swizzled K-major layout. A tile of R rows x BK floats stores row r at r * ROWB
- * (ROWB = 4 BK bytes: 32, 64 or 128) with its 16-byte chunk c at chunk c ^ ((r >> SWZ_SHIFT) & (KC - 1)),
+ * Local layout: wgmma's swizzled K-major layout. A tile of R rows x BK elements stores row r at r * ROWB
+ * (ROWB = BK x element size: 32, 64 or 128 bytes) with its 16-byte chunk c at chunk c ^ ((r >> SWZ_SHIFT) & (KC - 1)),
  * the hardware's 32B / 64B / 128B swizzle (address bits 4.. XORed with bits 7..), so the tiles start at
- * 1024-byte boundaries. The descriptor of a k8 step points at its row group + 32 j bytes; stride byte
+ * 1024-byte boundaries. The descriptor of a k step points at its row group + 32 j bytes; stride byte
  * offset = 8 rows. Measured against the unswizzled "interleaved" layout (core matrices of 8 rows x 16
  * bytes, no XOR) in one H200 run, 8192^3: 199 vs 80 TFLOP/s (BK 16), 136 vs 108 (BK 8) (why was not
  * measured; conflicts in wgmma's operand reads are the likely cause). The copies walk a row's chunks with
@@ -28,7 +31,8 @@
  * Grid: (n tiles * WG, m tiles, batch), local (WG, 1, 1), WG = 128 * WGS. Packed A and B come as A and
  * B in GEMM_ARGS (offs.x / offs.y their starts, strides.x / strides.y their batch strides, lda = ldb =
  * Kp, dims.z = Kp); C, bias and residual as in common/gemm_common.h.
- * -D contract: WGS, MT, BK, STAGES, WAITN, RING_LIMIT (bytes, default 48 KiB), plus IDX64 and ACT of common/gemm_common.h. */
+ * -D contract: WGS, MT, BK, STAGES, WAITN, RING_LIMIT (bytes, default 48 KiB), plus IDX64, ACT, IN16 and
+ * OUT16 of common/gemm_common.h (the pack kernel reads IN16 only). */
 #include "common/gemm_common.h"
 
 #ifndef WGS
@@ -47,12 +51,19 @@
 #define WAITN 0
 #endif
 
+#if IN16
+#define ESZ 2 /* bytes per operand element */
+#else
+#define ESZ 4
+#endif
 #define WG (128 * WGS)
 #define BM (64 * MT * WGS)
 #define BN 128
-#define KC (BK / 4) /* 16-byte chunks per tile row */
-#define A_BYTES (BM * BK * 4)
-#define STAGE_BYTES ((BM + BN) * BK * 4)
+#define ROWB (BK * ESZ)  /* bytes per tile row */
+#define KC (ROWB / 16)   /* 16-byte chunks per tile row */
+#define EPC (16 / ESZ)   /* elements per chunk */
+#define A_BYTES (BM * ROWB)
+#define STAGE_BYTES ((BM + BN) * ROWB)
 #define PD (STAGES - 1 - WAITN) /* slices in flight ahead of the one multiplied */
 
 #ifndef RING_LIMIT
@@ -68,7 +79,6 @@
 #define WGMMA_STR2(x) #x
 #define WGMMA_STR(x) WGMMA_STR2(x)
 
-#define ROWB (BK * 4)
 #if KC == 8
 #define SWZ_SHIFT 0
 #define SWZ_MODE 1ul /* 128B */
@@ -79,7 +89,7 @@
 #define SWZ_SHIFT 2
 #define SWZ_MODE 3ul /* 32B */
 #else
-#error "BK must be 8, 16 or 32"
+#error "BK x the element size must be 32, 64 or 128 bytes"
 #endif
 
 /* wgmma shared-memory descriptor of a swizzled K-major operand whose first row (of 64 or 128) is at local
@@ -89,24 +99,24 @@ static inline __attribute__((always_inline)) ulong wgmma_desc(uint addr)
     return (ulong)((addr >> 4) & 0x3FFF) | (1ul << 16) | ((ulong)((8 * ROWB) >> 4) << 32) | (SWZ_MODE << 62);
 }
 
-static inline __attribute__((always_inline)) void wgmma_cp16(uint dst, __global const float *src)
+static inline __attribute__((always_inline)) void wgmma_cp16(uint dst, __global const gemm_in_t *src)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
 }
 
 /* Slice k0 of an R-row packed operand (row stride Kp) into the tile at local address t. */
-static inline __attribute__((always_inline)) void wgmma_copy_tile(uint t, __global const float *P, int R, idx_t Kp,
-                                                                  int k0, int lid)
+static inline __attribute__((always_inline)) void wgmma_copy_tile(uint t, __global const gemm_in_t *P, int R,
+                                                                  idx_t Kp, int k0, int lid)
 {
 #pragma unroll
     for (int q = lid; q < R * KC; q += WG) {
         int r = q / KC, c = q % KC;
-        wgmma_cp16(t + r * ROWB + ((c ^ ((r >> SWZ_SHIFT) & (KC - 1))) << 4), P + (idx_t)r * Kp + k0 + c * 4);
+        wgmma_cp16(t + r * ROWB + ((c ^ ((r >> SWZ_SHIFT) & (KC - 1))) << 4), P + (idx_t)r * Kp + k0 + c * EPC);
     }
 }
 
-static inline __attribute__((always_inline)) void wgmma_copy_slice(uint stage, __global const float *A,
-                                                                   __global const float *B, idx_t Kp, int k0,
+static inline __attribute__((always_inline)) void wgmma_copy_slice(uint stage, __global const gemm_in_t *A,
+                                                                   __global const gemm_in_t *B, idx_t Kp, int k0,
                                                                    int lid)
 {
     wgmma_copy_tile(stage, A, BM, Kp, k0, lid);
@@ -136,16 +146,28 @@ static inline __attribute__((always_inline)) void wgmma_commit_copies(void)
 #define F8(b) "+f"(d[b]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), \
               "+f"(d[b + 6]), "+f"(d[b + 7])
 
-/* d[0..63] += A (64 x 8, descriptor da) * B (8 x 128, descriptor db); d[4i + e]: row 16 warp + lane / 4
+/* One k step: k8 TF32 or k16 f16 / bf16 (then with both operands K-major: transpose flags 0). */
+#if IN16 == 0
+#define WGMMA_SHAPE "m64n128k8.f32.tf32.tf32"
+#define WGMMA_TAIL "p, 1, 1;"
+#elif IN16 == 1
+#define WGMMA_SHAPE "m64n128k16.f32.f16.f16"
+#define WGMMA_TAIL "p, 1, 1, 0, 0;"
+#else
+#define WGMMA_SHAPE "m64n128k16.f32.bf16.bf16"
+#define WGMMA_TAIL "p, 1, 1, 0, 0;"
+#endif
+
+/* d[0..63] += A (64 x k, descriptor da) * B (k x 128, descriptor db); d[4i + e]: row 16 warp + lane / 4
  * (+ 8 for e >= 2), column 8i + 2 (lane % 4) + (e & 1). */
-static inline __attribute__((always_inline)) void wgmma_m64n128k8(float *d, ulong da, ulong db)
+static inline __attribute__((always_inline)) void wgmma_m64n128(float *d, ulong da, ulong db)
 {
     asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                 "//SM90A wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+                 "//SM90A wgmma.mma_async.sync.aligned." WGMMA_SHAPE " "
                  "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
                  "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
                  "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, p, 1, 1;\n}\n"
+                 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, " WGMMA_TAIL "\n}\n"
                  : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
                  : "l"(da), "l"(db));
 }
@@ -158,7 +180,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
     const int lid = get_local_id(0), wg = lid >> 7;
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
     const idx_t Kp = lda;
-    const __global float *At = A + (idx_t)m0 * Kp, *Bt = B + (idx_t)n0 * Kp;
+    const __global gemm_in_t *At = A + (idx_t)m0 * Kp, *Bt = B + (idx_t)n0 * Kp;
     const int slices = K / BK;
 
     float d[64 * MT];
@@ -184,11 +206,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
         uint st = base + (t % STAGES) * STAGE_BYTES;
         asm volatile("//SM90A wgmma.fence.sync.aligned;\n" ::: "memory");
 #pragma unroll
-        for (int j = 0; j < BK / 8; j++) {
+        for (int j = 0; j < ROWB / 32; j++) {
             ulong db = wgmma_desc(st + A_BYTES + j * 32);
 #pragma unroll
             for (int i = 0; i < MT; i++)
-                wgmma_m64n128k8(d + 64 * i, wgmma_desc(st + (wg * MT + i) * 64 * ROWB + j * 32), db);
+                wgmma_m64n128(d + 64 * i, wgmma_desc(st + (wg * MT + i) * 64 * ROWB + j * 32), db);
         }
         asm volatile("//SM90A wgmma.commit_group.sync.aligned;\n" ::: "memory");
         asm volatile("//SM90A wgmma.wait_group.sync.aligned " WGMMA_STR(WAITN) ";\n" ::: "memory");
@@ -217,6 +239,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
     }
 }
 
+#if IN16
+typedef ushort pack_t; /* 16-bit values are copied as bits */
+#define PACK_VALUE(x) (x)
+#else
+typedef float pack_t;
+#define PACK_VALUE(x) wgmma_tf32(x)
 /* Round to TF32, nearest, ties away from zero (cuBLAS's TF32 rounding): add half a TF32 unit and clear the
  * 13 dropped bits; Inf and NaN (exponent all ones) pass unchanged. */
 static inline float wgmma_tf32(float x)
@@ -225,15 +253,17 @@ static inline float wgmma_tf32(float x)
     uint finite = (u & 0x7f800000u) ^ 0x7f800000u;
     return finite ? as_float((u + 0x1000u) & 0xffffe000u) : x;
 }
+#endif
 
-/* P[p_off + ...][b][r][k] (rows_p x Kp per batch, batch stride rows_p * Kp) = tf32(X(r, k)) inside rows x K, else 0;
- * X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. 32 x 32 tiles through local
- * memory, so both sides stay coalesced for either layout. Grid (Kp, rows_p / 4, batch), local (32, 8, 1). */
+/* P[p_off + ...][b][r][k] (rows_p x Kp per batch, batch stride rows_p * Kp) = X(r, k) (TF32-rounded when f32)
+ * inside rows x K, else 0; X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. 32 x 32
+ * tiles through local memory, so both sides stay coalesced for either layout. Grid (Kp, rows_p / 4,
+ * batch), local (32, 8, 1). */
 __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
-gemm_wgmma_pack(__global const float *X, ulong off, ulong stride, long ld, int trans, int rows, int K,
-                __global float *P, ulong p_off, int Kp, int rows_p)
+gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int trans, int rows, int K,
+                __global pack_t *P, ulong p_off, int Kp, int rows_p)
 {
-    __local float t[32][33];
+    __local pack_t t[32][33];
     const int tx = get_local_id(0), ty = get_local_id(1);
     const long r0 = (long)get_group_id(1) * 32, k0 = (long)get_group_id(0) * 32;
     const ulong b = get_group_id(2);
@@ -242,13 +272,13 @@ gemm_wgmma_pack(__global const float *X, ulong off, ulong stride, long ld, int t
     for (int i = ty; i < 32; i += 8) {
         if (trans) { /* tile row i is k, column tx is r: reads along r */
             long k = k0 + i, r = r0 + tx;
-            t[tx][i] = k < K && r < rows ? X[k * ld + r] : 0.0f;
+            t[tx][i] = k < K && r < rows ? X[k * ld + r] : (pack_t)0;
         } else {
             long r = r0 + i, k = k0 + tx;
-            t[i][tx] = k < K && r < rows ? X[r * ld + k] : 0.0f;
+            t[i][tx] = k < K && r < rows ? X[r * ld + k] : (pack_t)0;
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = ty; i < 32; i += 8)
-        P[(r0 + i) * Kp + k0 + tx] = wgmma_tf32(t[i][tx]);
+        P[(r0 + i) * Kp + k0 + tx] = PACK_VALUE(t[i][tx]);
 }

@@ -41,6 +41,7 @@ typedef struct mcase {
     clt_unary_op act;
     int wide;   /* adversarial: values (1 + u) 2^e, e in [-20, 20], random signs */
     int cancel; /* beta = 1 and C = -(A B) rounded: the result is what the rounding left */
+    int align8; /* A and B starts, rows and batches on multiples of 8 elements (mma.sync's 16-bit copies) */
 } mcase;
 
 static uint32_t rng32(void) { return (uint32_t)(tu_rng_next() >> 32); }
@@ -99,6 +100,11 @@ static void run_case(clt_context *ctx, const mcase *c, const char *label)
     int64_t lda = ac + pad, ldb = bc + pad, ldc = c->n + pad;
     int64_t a_off = pad ? 2 : 0, b_off = pad ? 1 : 0, c_off = pad ? 3 : 0, roff = 1;
     int64_t as = ar * lda + pad, bs = br * ldb + pad, cs = c->m * ldc + pad;
+    if (c->align8 && c->call != API_MATMUL) { /* padded to the next multiple of 8 and 8 more; C stays odd */
+        lda = (ac + 7) / 8 * 8 + 8, ldb = (bc + 7) / 8 * 8 + 8;
+        a_off = 8, b_off = 16;
+        as = ar * lda + 8, bs = br * ldb + 8;
+    }
     if (c->call == API_MATMUL)
         as = ar * lda, bs = br * ldb, cs = c->m * ldc;
     int64_t na = a_off + batch * as, nb = b_off + batch * bs, nc = c_off + batch * cs;
@@ -251,7 +257,7 @@ START_TEST(f32_every_mode)
             for (int t = 0; t < 4; t++) {
                 mcase c = {CLT_F32, CLT_F32, modes[md], (s + t) % 2 ? VIA_EPILOGUE : VIA_CONTEXT,
                            API_GEMM, t & 1, t >> 1, shapes[s][0], shapes[s][1], shapes[s][2], 1,
-                           s % 3 ? 1.0f : -0.75f, t == 3 ? 0.5f : 0.0f, s % 2, t == 2, s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0};
+                           s % 3 ? 1.0f : -0.75f, t == 3 ? 0.5f : 0.0f, s % 2, t == 2, s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0, 0};
                 snprintf(label, sizeof label, "%s %lldx%lldx%lld t%d", clt_math_mode_name(modes[md]),
                          (long long)c.m, (long long)c.n, (long long)c.k, t);
                 run_case(ctx, &c, label);
@@ -304,7 +310,7 @@ START_TEST(f16_bf16_operands)
                                call == API_MATMUL ? 1.0f : 0.5f,
                                call == API_MATMUL || s % 2 ? 0.0f : -1.25f,
                                call != API_MATMUL && s % 2 == 0, call == API_GEMM && s % 2,
-                               CLT_IDENTITY, 0, 0}; /* activations: one more program each
+                               CLT_IDENTITY, 0, 0, 0}; /* activations: one more program each
                                                        (the epilogue code is the f32 one) */
                     snprintf(label, sizeof label, "%s->%s call %d %lldx%lldx%lld t%d",
                              clt_dtype_name(c.in), clt_dtype_name(c.out), call, (long long)c.m,
@@ -316,7 +322,7 @@ START_TEST(f16_bf16_operands)
     TU_OK(clt_context_get_limits(ctx, &l));
     if (strcmp(l.profile, "native") == 0 || getenv("CLT_GEMM_MATH_ALL")) {
         mcase big = {big_in, big_out, CLT_MATH_TF32, VIA_EPILOGUE, API_GEMM, 1, 0, 70, 140, 40, 1,
-                     1.0f, 0.5f, 1, 1, CLT_IDENTITY, 0, 0};
+                     1.0f, 0.5f, 1, 1, CLT_IDENTITY, 0, 0, 0};
         run_case(ctx, &big, "70x140x40 tn");
     }
     tu_context_free(ctx);
@@ -334,7 +340,7 @@ START_TEST(adversarial_3xtf32)
     for (int md = 0; md < 3; md++)
         for (int cancel = 0; cancel < 2; cancel++) {
             mcase c = {CLT_F32, CLT_F32, modes[md], VIA_EPILOGUE, API_GEMM, cancel, 0, m, n, k, 1,
-                       1.0f, cancel ? 1.0f : 0.0f, 0, 0, CLT_IDENTITY, 1, cancel};
+                       1.0f, cancel ? 1.0f : 0.0f, 0, 0, CLT_IDENTITY, 1, cancel, 0};
             snprintf(label, sizeof label, "adversarial %s%s", clt_math_mode_name(modes[md]),
                      cancel ? " cancelling" : "");
             run_case(ctx, &c, label);
@@ -555,6 +561,19 @@ START_TEST(bad_combinations)
 }
 END_TEST
 
+/* Whether the profile since the last reset ran a kernel whose name starts with prefix. */
+static int ran_kernel(clt_context *ctx, const char *prefix)
+{
+    TU_OK(clt_profile_collect(ctx));
+    clt_profile_entry rows[64];
+    size_t count = 0;
+    TU_OK(clt_profile_get(ctx, rows, 64, &count));
+    int ran = 0;
+    for (size_t r = 0; r < count && r < 64; r++)
+        ran |= strncmp(rows[r].impl, prefix, strlen(prefix)) == 0;
+    return ran;
+}
+
 /* The sm_90a wgmma path at every size (CLT_GEMM_WGMMA=1; by default it takes only products of 2048^3 and
  * more): TF32 cases across its 128-row/column tiles and its 32-wide k padding, every transpose, epilogues
  * and batches. On an sm_90 device the profiler must name its kernel
@@ -577,18 +596,12 @@ START_TEST(wgmma_switch)
             mcase c = {CLT_F32, CLT_F32, CLT_MATH_TF32, plain ? VIA_CONTEXT : VIA_EPILOGUE, call,
                        plain ? 0 : t & 1, plain ? 0 : t >> 1, shapes[s][0], shapes[s][1], shapes[s][2],
                        shapes[s][3], plain ? 1.0f : s % 2 ? -0.75f : 1.25f, plain || t == 1 ? 0.0f : 0.5f,
-                       !plain && s % 2, !plain && call != API_BATCHED && t == 2, !plain && s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0};
+                       !plain && s % 2, !plain && call != API_BATCHED && t == 2, !plain && s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0, 0};
             snprintf(label, sizeof label, "wgmma %lldx%lldx%lld batch %lld t%d call %d", (long long)c.m,
                      (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
             TU_OK(clt_profile_reset(ctx));
             run_case(ctx, &c, label);
-            TU_OK(clt_profile_collect(ctx));
-            clt_profile_entry rows[64];
-            size_t count = 0;
-            TU_OK(clt_profile_get(ctx, rows, 64, &count));
-            int ran = 0;
-            for (size_t r = 0; r < count && r < 64; r++)
-                ran |= strcmp(rows[r].impl, "gemm_wgmma") == 0;
+            int ran = ran_kernel(ctx, "gemm_wgmma");
             ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
         }
     tu_context_free(ctx);
@@ -597,6 +610,64 @@ START_TEST(wgmma_switch)
     else
         unsetenv("CLT_GEMM_WGMMA");
     free(saved);
+}
+END_TEST
+
+/* f16 / bf16 operands on tensor cores at every size (CLT_GEMM_MMA_ALL=1): first mma.sync (CLT_GEMM_WGMMA=0,
+ * operands aligned to 8 elements as its 16-byte copies need), then on sm_90 wgmma (CLT_GEMM_WGMMA=1,
+ * unaligned operands: its packing takes any layout), f32 and 16-bit C, every transpose, epilogues,
+ * batches, shapes across the 64/128 tiles and the 32/64-element k slices. The profiler must name the
+ * kernel where the device has it (the switches really took the products), and no tensor-core kernel
+ * elsewhere; other devices run the pairs their f16_bf16_operands test builds (one program each). */
+START_TEST(tensor_cores_16bit)
+{
+    const char *keep[2] = {getenv("CLT_GEMM_MMA_ALL"), getenv("CLT_GEMM_WGMMA")};
+    char *saved[2] = {keep[0] ? strdup(keep[0]) : NULL, keep[1] ? strdup(keep[1]) : NULL};
+    setenv("CLT_GEMM_MMA_ALL", "1", 1);
+    clt_context *ctx = tu_profiled_context();
+    int cores = clt_device_has_tensor_cores(ctx), sm90 = clt__device_nv_sm(ctx) == 90;
+    static const int64_t shapes[][4] = {{1, 1, 8, 1},    {129, 257, 40, 1}, {200, 131, 72, 3},
+                                        {64, 128, 32, 2}, {17, 300, 200, 1}, {300, 5, 33, 1}};
+    static const clt_dtype ins[] = {CLT_F16, CLT_BF16};
+    static const api calls_batched[] = {API_STRIDED, API_BATCHED};
+    char label[160];
+    for (int path = 0; path < 2; path++) {
+        if (path == 1 && !sm90)
+            break;
+        setenv("CLT_GEMM_WGMMA", path ? "1" : "0", 1);
+        for (int d = 0; d < 2; d++)
+            for (int o = 0; o < 2; o++) {
+                clt_dtype out = o ? ins[d] : CLT_F32;
+                if (!cores && !pair_selected(ctx, ins[d], out))
+                    continue;
+                for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+                    int t = (int)(s + (size_t)(2 * d + o)) % 4;
+                    api call = shapes[s][3] > 1 ? calls_batched[(s + (size_t)o) % 2] : API_GEMM;
+                    mcase c = {ins[d], out, modes[(s + (size_t)d) % 3], s % 2 ? VIA_EPILOGUE : VIA_CONTEXT, call,
+                               t & 1, t >> 1, shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3],
+                               s % 2 ? -0.75f : 1.25f, t == 1 ? 0.0f : 0.5f, s % 2, call == API_GEMM && t == 2,
+                               /* one activation program per path (GPU builds are slow) */
+                               d == 1 && o == 1 && s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0, path == 0};
+                    snprintf(label, sizeof label, "%s %s->%s %lldx%lldx%lld batch %lld t%d call %d",
+                             path ? "wgmma" : "mma.sync", clt_dtype_name(c.in), clt_dtype_name(c.out),
+                             (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
+                    TU_OK(clt_profile_reset(ctx));
+                    run_case(ctx, &c, label);
+                    int ran = ran_kernel(ctx, path ? "gemm_wgmma" : "gemm_mma16");
+                    ck_assert_msg(ran == cores, "%s: the tensor-core kernel %s", label,
+                                  ran ? "ran on a device without tensor cores" : "did not run");
+                }
+            }
+    }
+    tu_context_free(ctx);
+    const char *names[2] = {"CLT_GEMM_MMA_ALL", "CLT_GEMM_WGMMA"};
+    for (int i = 0; i < 2; i++) {
+        if (saved[i])
+            setenv(names[i], saved[i], 1);
+        else
+            unsetenv(names[i]);
+        free(saved[i]);
+    }
 }
 END_TEST
 
@@ -609,7 +680,7 @@ Suite *gemm_math_suite(void)
     } cases[] = {{"f32_every_mode", f32_every_mode},       {"f16_bf16_operands", f16_bf16_operands},
                  {"adversarial_3xtf32", adversarial_3xtf32}, {"fallback", fallback_is_fp32_and_named},
                  {"mode_settings", mode_settings},         {"bad_combinations", bad_combinations},
-                 {"wgmma_switch", wgmma_switch}};
+                 {"wgmma_switch", wgmma_switch},           {"tensor_cores_16bit", tensor_cores_16bit}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
         tcase_set_timeout(tc, 300);

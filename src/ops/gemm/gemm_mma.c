@@ -4,12 +4,12 @@
  *
  * Taken: f32 A and B with math TF32 or 3xTF32 (gemm_mma.cl), or f16/bf16 A and B whose rows and
  * batches start at multiples of 8 elements (gemm_mma16.cl: exact products, f32 accumulation, any math
- * mode); C f32; any transposes, batches and epilogues; m, n, k below 2^31 - 4096; no k segments
- * (grad-weight products keep the fp32 split kernel). Declined (CLT_ERR_UNSUPPORTED, nothing
- * enqueued; the dispatcher then runs the portable kernels, which convert 16-bit operands on load and
- * are at least as accurate as asked): 16-bit C, unaligned 16-bit operands, problems too small to
- * fill the GPU's tensor cores (below), devices without them. CLT_GEMM_MMA16=0 declines every 16-bit
- * problem (A/B experiments); CLT_GEMM_MMA_ALL=1 takes every size (the tests' odd shapes).
+ * mode) with C f32 or of their own type (rounded once); any transposes, batches and epilogues; m, n, k
+ * below 2^31 - 4096; no k segments (grad-weight products keep the fp32 split kernel). Declined
+ * (CLT_ERR_UNSUPPORTED, nothing enqueued; the dispatcher then runs the portable kernels, which convert
+ * 16-bit operands on load and are at least as accurate as asked): unaligned 16-bit operands, problems
+ * too small to fill the GPU's tensor cores (below), devices without them. CLT_GEMM_MMA16=0 declines
+ * every 16-bit problem (A/B experiments); CLT_GEMM_MMA_ALL=1 takes every size (the tests' odd shapes).
  *
  * Tiles: 128 x 128 (4 warps of 64 x 64, 3 cp.async stages in 48 KiB) when that gives at least two
  * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
@@ -119,13 +119,12 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
         const char *off = getenv("CLT_GEMM_MMA16");
         if (off && !strcmp(off, "0"))
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: CLT_GEMM_MMA16=0", who);
-        if (p->c_dtype != CLT_F32)
-            return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit C", who);
         if (!operands_aligned(p, 8))
             return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                              "%s: 16-bit operands for tensor cores start rows at multiples of 8", who);
-    } else if (clt__gemm_is_16bit(p)) {
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for 16-bit C", who);
+    } else if (clt__gemm_is_16bit(p)) { /* gemm_check.c rejects these; kept for internal callers */
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: no tensor-core kernel for f32 operands with 16-bit C",
+                         who);
     } else if (p->math != CLT_MATH_TF32 && p->math != CLT_MATH_FP32_3XTF32) {
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: fp32 math runs on the fp32 kernels", who);
     }
@@ -151,9 +150,10 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
     mma_cfg c = choose(ctx, p);
     char opts[160];
     if (half) {
-        snprintf(opts, sizeof opts, "-DBF16=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DIDX64=%d%s%s",
-                 p->a_dtype == CLT_BF16, c.wm, c.wn, c.stages, clt__gemm_needs_idx64(p),
-                 *act ? " -DACT=" : "", act);
+        /* C: f32 or the operands' type (gemm_check.c admits no other) */
+        snprintf(opts, sizeof opts, "-DBF16=%d -DOUT16=%d -DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DIDX64=%d%s%s",
+                 p->a_dtype == CLT_BF16, clt__gemm_dtype_code(p->c_dtype), c.wm, c.wn, c.stages,
+                 clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
     } else {
         /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
         int cpw = operands_aligned(p, 4) ? 4 : 1;

@@ -73,12 +73,6 @@ static gemm_variant variant_override(int *cfg_index, int *pieces)
     return V_AUTO;
 }
 
-/* The kernels' IN16 / OUT16 code of a storage dtype: 0 f32, 1 f16, 2 bf16. */
-static int code_16bit(clt_dtype d)
-{
-    return d == CLT_F16 ? 1 : d == CLT_BF16 ? 2 : 0;
-}
-
 /* Largest element index + 1 of a rows x cols matrix with leading dimension ld. */
 static int64_t span(int64_t rows, int64_t cols, int64_t ld)
 {
@@ -397,7 +391,7 @@ clt_status clt__gemm_tiled(clt_context *ctx, const clt__gemm_problem *p, const c
     int wide = clt__gemm_is_16bit(p);
     if (wide) /* only then: the f32 programs keep their exact options (and cache keys) */
         snprintf(act_opts + strlen(act_opts), sizeof act_opts - strlen(act_opts),
-                 " -DIN16=%d -DOUT16=%d", code_16bit(p->a_dtype), code_16bit(p->c_dtype));
+                 " -DIN16=%d -DOUT16=%d", clt__gemm_dtype_code(p->a_dtype), clt__gemm_dtype_code(p->c_dtype));
     gemm_launch L = {ctx, p, who, act_opts, clt__gemm_kernel_flags(p), 1, 0, 0, NULL};
     const clt__gemm_table *t = clt__gemm_table_for(ctx);
 

@@ -1,20 +1,24 @@
-/* TF32 GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl), the sm_90a path of issue 18; the
- * dispatcher tries it before the mma.sync kernels, which stay its fallback.
+/* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl), the sm_90a path of issue 18: TF32 and
+ * f16 / bf16 products; the dispatcher tries it before the mma.sync kernels, which stay its fallback.
  *
- * When: on an sm_90 device, f32 A, B and C in TF32 math, by default only for products of at least
+ * When: on an sm_90 device, f32 A, B and C in TF32 math, or f16 / bf16 A and B (any math mode: their
+ * products are exact) with C f32 or of their type, by default only for products of at least
  * 2048^3 multiply-adds with m, n, k >= 1024 each: there it ran 1.57-1.76x faster than mma.sync on the
- * H200 (bench/RESULTS.md); at 1024^3 the two were even, and where one side of the product is thin (a
- * convolution's columns times a few filters) packing the operands costs more than the product.
+ * H200 in TF32 and 1.60-1.81x in bf16 (bench/RESULTS.md); at 1024^3 the two were even, and where one side
+ * of the product is thin (a convolution's columns times a few filters) packing the operands costs more
+ * than the product. 16-bit tiles hold 32 k (the same 64 bytes a row as TF32's 16: the 64B swizzle).
  * CLT_GEMM_WGMMA=1 takes every size (tests), =0 none (A/B runs).
- * Taken: any transposes, batches and epilogues, no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
- * enqueued; the dispatcher goes on to mma.sync): other devices, 16-bit operands, 3xTF32 (mma.sync keeps
- * it), k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
+ * Taken: any transposes, offsets, batches and epilogues (the packing absorbs every layout: unlike
+ * mma.sync's, 16-bit operands need no alignment), no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
+ * enqueued; the dispatcher goes on to mma.sync): other devices, f32 in fp32 math or 3xTF32 (mma.sync
+ * keeps it), k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
  *
- * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous TF32 copies padded to whole
- * tiles (two launches; 2 x 256 MiB at 8192^2, ~0.3 ms on the H200, counted in every number above),
- * then runs the wgmma kernel on them. */
+ * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32)
+ * padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms on the H200, counted in every
+ * number above), then runs the wgmma kernel on them. */
 #include "ops/gemm/gemm.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,28 +27,32 @@
 #include "program/program.h"
 
 #define WGMMA_SLOT 10
-#define WGMMA_KP 32 /* K padded to multiples of the pack kernel's tile (and of every BK) */
+#define WGMMA_KP 32 /* K padded to multiples of the pack kernel's tile (and of BK) */
 
 typedef struct wgmma_cfg {
     int wgs, mt, bk, stages, waitn, ring_kib;
 } wgmma_cfg;
 
-/* 2 warpgroups of 64 x 128, k slices of 16 in 3 stages (exactly 48 KiB): of the configurations measured on
- * the H200 the fastest (bench/RESULTS.md). */
-static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48};
+/* 2 warpgroups of 64 x 128, k slices of 64 bytes (16 f32, 32 halves: the 64B swizzle) in 3 stages (exactly
+ * 48 KiB): for TF32 the fastest of the configurations measured on the H200 (bench/RESULTS.md). */
+static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48}, default_cfg16 = {2, 1, 32, 3, 0, 48};
 
 static int64_t round_up(int64_t x, int64_t m)
 {
     return (x + m - 1) / m * m;
 }
 
-/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off. */
-static clt_status pack(clt_context *ctx, cl_mem x, uint64_t off, int64_t stride, int64_t ld, int trans,
+/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off; in16 the
+ * operands' IN16 code (0: f32, rounded to TF32). */
+static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64_t stride, int64_t ld, int trans,
                        int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
                        int64_t batch, const char *who)
 {
     cl_kernel kern;
-    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", "", "gemm_wgmma_pack", &kern);
+    char opts[16] = "";
+    if (in16) /* f32 keeps the option-less program it always had */
+        snprintf(opts, sizeof opts, "-DIN16=%d", in16);
+    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma_pack", &kern);
     if (st != CLT_SUCCESS)
         return st;
     cl_ulong o = off, s = (cl_ulong)stride;
@@ -82,18 +90,20 @@ static int wanted(const clt__gemm_problem *p)
            (double)p->m * (double)p->n * (double)p->k >= WGMMA_MIN_VOLUME;
 }
 
-/* The configuration: the default, or CLT_GEMM_WGMMA_CFG="wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs;
- * checked against what the kernel accepts: at least one slice in flight, a ring within ring_kib KiB of
- * local memory, 48 by default; more only probes whether the driver takes it). */
-static wgmma_cfg choose(void)
+/* The configuration for elements of esz bytes: the default, or CLT_GEMM_WGMMA_CFG=
+ * "wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs; bk in elements; checked against what the kernel accepts:
+ * tile rows of 32, 64 or 128 bytes, at least one slice in flight, a ring within ring_kib KiB of local
+ * memory, 48 by default; more only probes whether the driver takes it). */
+static wgmma_cfg choose(int esz)
 {
-    wgmma_cfg c = default_cfg, f = {0, 0, 0, 0, 0, 48};
+    wgmma_cfg c = esz == 4 ? default_cfg : default_cfg16, f = {0, 0, 0, 0, 0, 48};
     const char *e = getenv("CLT_GEMM_WGMMA_CFG");
     int n = e ? sscanf(e, "%d,%d,%d,%d,%d,%d", &f.wgs, &f.mt, &f.bk, &f.stages, &f.waitn, &f.ring_kib) : 0;
+    int rowb = f.bk * esz;
     if ((n == 5 || n == 6) && (f.wgs == 1 || f.wgs == 2) && (f.mt == 1 || f.mt == 2) &&
-        (f.bk == 8 || f.bk == 16 || f.bk == 32) && (f.waitn == 0 || f.waitn == 1) &&
+        (rowb == 32 || rowb == 64 || rowb == 128) && (f.waitn == 0 || f.waitn == 1) &&
         f.stages - 1 - f.waitn >= 1 && f.stages - 1 - f.waitn <= 5 && f.ring_kib >= 48 && f.ring_kib <= 227 &&
-        (64 * f.mt * f.wgs + 128) * f.bk * 4 * f.stages <= f.ring_kib * 1024)
+        (64 * f.mt * f.wgs + 128) * rowb * f.stages <= f.ring_kib * 1024)
         c = f;
     return c;
 }
@@ -102,8 +112,10 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
 {
     if (clt__device_nv_sm(ctx) != 90)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: wgmma needs an sm_90 device (Hopper)", who);
-    if (p->a_dtype != CLT_F32 || p->c_dtype != CLT_F32 || p->math != CLT_MATH_TF32)
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 math", who);
+    int in16 = clt__gemm_dtype_code(p->a_dtype), out16 = clt__gemm_dtype_code(p->c_dtype);
+    if (in16 == 0 && (out16 != 0 || p->math != CLT_MATH_TF32))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 math only",
+                         who);
     if (!wanted(p))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
                          "%s: below the size where wgmma beats mma.sync (or CLT_GEMM_WGMMA=0)", who);
@@ -117,20 +129,25 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     const char *act = clt__epilogue_act_name(p->act);
     if (!act)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who, (int)p->act);
-    wgmma_cfg c = choose();
+    size_t esz = in16 ? 2 : 4;
+    wgmma_cfg c = choose((int)esz);
     int64_t bm = 64 * c.mt * c.wgs, bn = 128;
-    int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn), kp = round_up(p->k, WGMMA_KP);
+    int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn);
+    int64_t kp = round_up(p->k, c.bk > WGMMA_KP ? c.bk : WGMMA_KP);
     double elems = ((double)mp + (double)np) * (double)kp * (double)p->batch;
     if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp > 2147483647LL - 64 ||
-        elems * sizeof(float) > (double)ctx->dev->entry->info.max_alloc_bytes)
+        elems * (double)esz > (double)ctx->dev->entry->info.max_alloc_bytes)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the packed operands would not fit one allocation", who);
-    char opts[192];
+    char opts[224];
     int idx64 = clt__gemm_needs_idx64(p) || (double)(mp > np ? mp : np) * (double)kp > 2147483647.0;
     char ring[32] = "";
     if (c.ring_kib != 48)
         snprintf(ring, sizeof ring, " -DRING_LIMIT=%d", c.ring_kib * 1024);
-    snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s", c.wgs, c.mt,
-             c.bk, c.stages, c.waitn, ring, idx64, *act ? " -DACT=" : "", act);
+    char types[32] = ""; /* f32 keeps the options its program always had */
+    if (in16)
+        snprintf(types, sizeof types, " -DIN16=%d -DOUT16=%d", in16, out16);
+    snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.wgs, c.mt,
+             c.bk, c.stages, c.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma", &k);
     if (st != CLT_SUCCESS)
@@ -140,13 +157,13 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma kernel does not fit", who);
     cl_mem ws;
     int fresh;
-    if ((st = clt__workspace_get(ctx, WGMMA_SLOT, (size_t)elems * sizeof(float), &ws, &fresh)) != CLT_SUCCESS)
+    if ((st = clt__workspace_get(ctx, WGMMA_SLOT, (size_t)elems * esz, &ws, &fresh)) != CLT_SUCCESS)
         return st;
     uint64_t b_at = (uint64_t)(mp * kp * p->batch);
-    if ((st = pack(ctx, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
+    if ((st = pack(ctx, in16, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
                    p->batch, who)) != CLT_SUCCESS ||
         /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
-        (st = pack(ctx, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
+        (st = pack(ctx, in16, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
                    kp, p->batch, who)) != CLT_SUCCESS)
         return st;
     clt__gemm_problem q = *p;
