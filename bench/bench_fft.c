@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bench_cases.h"
+#include "bench_startup.h"
 
 #define BATCHED_TOTAL_GPU (512ll << 20)
 #define BATCHED_TOTAL_CPU (32ll << 20) /* POCL: the same cases at a size that runs in seconds */
@@ -199,5 +200,48 @@ clt_status bench_setup_fno(bench_env *env, const bench_case *c, bench_run *out)
     out->run = fno_run;
     out->teardown = fft_teardown;
     out->unit = BENCH_UNIT_NONE;
+    return CLT_SUCCESS;
+}
+
+clt_status bench_fft_first_plan(bench_env *env, bench_result *row)
+{
+    clt_program_cache_stats before, after;
+    clt_status st = clt_program_cache_get_stats(env->ctx, &before);
+    if (st != CLT_SUCCESS)
+        return st;
+    const int64_t shape[3] = {64, 256, 256}, half[3] = {64, 256, 129};
+    clt_tensor *in = NULL, *out = NULL;
+    if ((st = bench_random_f32(env, 3, shape, &in)) != CLT_SUCCESS ||
+        (st = clt_tensor_create(env->ctx, CLT_C64, 3, half, &out)) != CLT_SUCCESS ||
+        (st = clt_finish(env->ctx)) != CLT_SUCCESS) {
+        clt_tensor_free(in);
+        return st;
+    }
+    clt_fft_desc d;
+    clt_fft_desc_init(&d);
+    d.kind = CLT_FFT_R2C;
+    d.rank = 2;
+    d.n[0] = d.n[1] = 256;
+    d.batch = 64;
+    clt_fft_plan *plan = NULL;
+    double t0 = bench_now_s();
+    st = clt_fft_plan_get(env->ctx, &d, &plan);
+    if (st == CLT_SUCCESS)
+        st = clt_fft_execute(plan, in, out);
+    if (st == CLT_SUCCESS)
+        st = clt_finish(env->ctx);
+    double t1 = bench_now_s();
+    if (st == CLT_SUCCESS)
+        st = clt_program_cache_get_stats(env->ctx, &after);
+    clt_tensor_free(in);
+    clt_tensor_free(out);
+    if (st != CLT_SUCCESS)
+        return st;
+    bench_single_sample(row, "startup/fft_plan", t1 - t0);
+    snprintf(row->note, sizeof row->note, "rfft2 64x256x256 made, run, finished; %s, %s",
+             after.source_builds > before.source_builds ? "programs compiled from source (cold cache)"
+             : after.disk_loads > before.disk_loads     ? "programs loaded from the disk cache"
+                                                         : "programs already in memory",
+             clt_fft_plan_backend(plan));
     return CLT_SUCCESS;
 }

@@ -3,7 +3,7 @@
 
 #include "bench_startup.h"
 
-static void single_sample(bench_result *r, const char *name, double seconds)
+void bench_single_sample(bench_result *r, const char *name, double seconds)
 {
     memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", name);
@@ -23,7 +23,7 @@ clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_
     double t1 = bench_now_s();
     if (st != CLT_SUCCESS)
         return st;
-    single_sample(&rows[0], "startup/driver_init", t1 - t0);
+    bench_single_sample(&rows[0], "startup/driver_init", t1 - t0);
 
     clt_tensor *first = NULL;
     int64_t one = 1;
@@ -47,8 +47,8 @@ clt_status bench_startup(const clt_context_options *opts, bench_env *env, bench_
         st = clt_program_cache_get_stats(env->ctx, &cache);
     if (st != CLT_SUCCESS)
         return st; /* the caller reports clt_last_error(env->ctx) and frees it */
-    single_sample(&rows[1], "startup/context_create", t3 - t2);
-    single_sample(&rows[2], "startup/first_kernel", t4 - t3);
+    bench_single_sample(&rows[1], "startup/context_create", t3 - t2);
+    bench_single_sample(&rows[2], "startup/first_kernel", t4 - t3);
     snprintf(rows[2].note, sizeof rows[2].note, "program %s",
              cache.source_builds ? "compiled from source (cold cache)"
              : cache.disk_loads  ? "loaded from the disk cache"

@@ -15,4 +15,12 @@
 clt_status bench_startup(const clt_context_options *opts, bench_env *env,
                          bench_result rows[BENCH_STARTUP_ROWS]);
 
+/* r = one measurement of `seconds` named `name` (time only). */
+void bench_single_sample(bench_result *r, const char *name, double seconds);
+
+/* "startup/fft_plan" (fft suite, bench_fft.c): the process's first FFT plan (rfft2 64 x 256 x 256) made,
+ * run once and finished, what a framework waits for before its first transform; the note says where its
+ * programs came from (issue 16: a warm plan, programs from the disk cache, in at most 100 ms on POCL). */
+clt_status bench_fft_first_plan(bench_env *env, bench_result *row);
+
 #endif

@@ -382,6 +382,14 @@ int main(int argc, char **argv) {
     bench_report_init(&rep, json, peer, env.device.device_name, env.limits.profile);
     for (int i = 0; i < BENCH_STARTUP_ROWS; i++)
         bench_report_add(&rep, &startup[i]);
+    for (int s = 0; s < o.suite_count; s++)
+        if (strcmp(o.suites[s]->name, "fft") == 0) {
+            bench_result plan_row;
+            if (bench_fft_first_plan(&env, &plan_row) == CLT_SUCCESS)
+                bench_report_add(&rep, &plan_row);
+            else
+                fprintf(stderr, "clt-bench: startup/fft_plan: %s\n", clt_last_error(env.ctx));
+        }
     int failed = run_all(&env, &o, &rep);
     bench_report_table(&rep, stdout);
     int trace_failed = o.trace_path && clt_profile_write_trace(env.ctx, o.trace_path) != CLT_SUCCESS;
