@@ -136,7 +136,7 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
  * contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 #define QUAD_ROWS_MIN 256 /* contiguous rows of these lengths run 4 at a time in lanes (lanes4) */
-#define QUAD_ROWS_MAX 4096
+#define QUAD_ROWS_MAX 8192
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
 #define CMUL4(re, im, c, s)                                                                          \
@@ -355,13 +355,24 @@ static void lanes4_gather(global const float *src, idx4_t ib, idx_t in_stride, g
             float8 v = vload8(0, src + 2 * (ib.x + t * in_stride));
             vstore8((float8)(v.even, v.odd), t, xa);
         }
-    else
-        for (idx_t t = 0; t < n; t++) {
+    else {
+        idx_t t = 0;
+        if (in_stride == 1) /* rows: 4 elements of each row a step, transposed into 4 planar elements */
+            for (; t + 4 <= n; t += 4) {
+                float8 a = vload8(0, src + 2 * (ib.x + t)), b = vload8(0, src + 2 * (ib.y + t)),
+                       c = vload8(0, src + 2 * (ib.z + t)), d = vload8(0, src + 2 * (ib.w + t));
+                vstore8((float8)(a.s0, b.s0, c.s0, d.s0, a.s1, b.s1, c.s1, d.s1), t, xa);
+                vstore8((float8)(a.s2, b.s2, c.s2, d.s2, a.s3, b.s3, c.s3, d.s3), t + 1, xa);
+                vstore8((float8)(a.s4, b.s4, c.s4, d.s4, a.s5, b.s5, c.s5, d.s5), t + 2, xa);
+                vstore8((float8)(a.s6, b.s6, c.s6, d.s6, a.s7, b.s7, c.s7, d.s7), t + 3, xa);
+            }
+        for (; t < n; t++) {
             idx_t o = t * in_stride;
             float2 a = vload2(ib.x + o, src), b = vload2(ib.y + o, src), c = vload2(ib.z + o, src),
                    d = vload2(ib.w + o, src);
             vstore8((float8)(a.x, b.x, c.x, d.x, a.y, b.y, c.y, d.y), t, xa);
         }
+    }
 }
 
 /* Lane l: z[t] = x_(ie[l])[t] + i x_(io[l])[t], two contiguous real rows (float offsets ie, io). */
@@ -450,8 +461,17 @@ static void lanes4_scatter(global const float *xr, global float *dst, idx4_t ob,
             float8 v = vload8(t, xr);
             vstore8(join4(v.lo, v.hi), 0, dst + 2 * (ob.x + t * out_stride));
         }
-    else
-        for (idx_t t = 0; t < n; t++) {
+    else {
+        idx_t t = 0;
+        if (out_stride == 1) /* rows: 4 planar elements transposed into 4 elements of each row */
+            for (; t + 4 <= n; t += 4) {
+                float8 a = vload8(t, xr), b = vload8(t + 1, xr), c = vload8(t + 2, xr), d = vload8(t + 3, xr);
+                vstore8((float8)(a.s04, b.s04, c.s04, d.s04), 0, dst + 2 * (ob.x + t));
+                vstore8((float8)(a.s15, b.s15, c.s15, d.s15), 0, dst + 2 * (ob.y + t));
+                vstore8((float8)(a.s26, b.s26, c.s26, d.s26), 0, dst + 2 * (ob.z + t));
+                vstore8((float8)(a.s37, b.s37, c.s37, d.s37), 0, dst + 2 * (ob.w + t));
+            }
+        for (; t < n; t++) {
             float8 v = vload8(t, xr);
             idx_t o = t * out_stride;
             vstore2(v.s04, ob.x + o, dst);
@@ -459,6 +479,7 @@ static void lanes4_scatter(global const float *xr, global float *dst, idx4_t ob,
             vstore2(v.s26, ob.z + o, dst);
             vstore2(v.s37, ob.w + o, dst);
         }
+    }
 }
 
 /* The Hermitian halves (k <= n / 2) of the pairs: lane l's Z = X_e + i X_o gives X_e[k] = (Z[k] +
@@ -509,11 +530,11 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
 {
     idx_t n = (idx_t)n_;
     /* complex transforms 4 at a time in lanes (lanes4): every complex pass of columns, and of rows of
-     * QUAD_ROWS_MIN .. QUAD_ROWS_MAX made of radices 2, 3 and 4 (POCL, alternated runs: batched 256-4096
-     * and 1536 1.1-1.5x faster; rows of 64 and 128 1.2-1.5x slower, where the row path's first stage
-     * does most of the work; radix 5 and 17 rows, 1000 and 85, 1.2x slower: lanes4 sums odd radices
-     * directly, the row path halves them by symmetry; longer rows' planar scratch outgrows the cache the
-     * row path stays in); each item's scratch rows are then 4 transforms long */
+     * QUAD_ROWS_MIN .. QUAD_ROWS_MAX made of radices 2, 3 and 4 (POCL, alternated runs: batched 256-8192
+     * and 1536 1.1-1.5x faster; rows of 64 and 128 1.2-2x slower, even with 4 elements of each row
+     * moved a step, where the row path's first stage does most of the work; radix 5 and 17 rows, 1000
+     * and 85, 1.2x slower: lanes4 sums odd radices directly, the row path halves them by symmetry);
+     * each item's scratch rows are then 4 transforms long */
     int small_radices = 1;
     for (int s = 0; s < stages; s++)
         small_radices &= radices[s] <= 4;
