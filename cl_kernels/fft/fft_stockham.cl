@@ -136,6 +136,7 @@ __kernel void fft_stage(global const float *src, long8 in_lay, global float *dst
  * contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
 #define QUAD_ROWS_MIN 256 /* contiguous rows of these lengths run 4 at a time in lanes (lanes4) */
+#define QUAD_ODD_ROWS_MIN 64 /* ... and from this length when a radix is odd */
 #define QUAD_ROWS_MAX 8192
 
 /* (re, im) of x + i y = (a + i b)(c + i s), four lanes */
@@ -428,6 +429,22 @@ static global float *lanes4_stages(global float *xa, global float *xb, global co
                     vstore8((float8)(qr + tr, qi + ti) * sc, out0 + ns, xb);
                     vstore8((float8)(pr - rr, pi - ri) * sc, out0 + 2 * ns, xb);
                     vstore8((float8)(qr - tr, qi - ti) * sc, out0 + 3 * ns, xb);
+                } else if ((radix & 1) && radix <= ROW_REGS) {
+                    /* odd radices (primes): the inputs twisted once into registers, then the DFT by
+                     * conjugate-symmetric pairs (dft_odd_x4, as the row path) */
+                    float4 vr[ROW_REGS], vi[ROW_REGS], outr[ROW_REGS], outi[ROW_REGS];
+                    for (idx_t r = 0; r < radix; r++) {
+                        float8 v = vload8(j + r * m, xa);
+                        vr[r] = v.lo;
+                        vi[r] = v.hi;
+                        if (r > 0) {
+                            float2 w = root(tw, r * k * step, dir);
+                            CMUL4(vr[r], vi[r], w.x, w.y);
+                        }
+                    }
+                    dft_odd_x4(vr, vi, (int)radix, tw, n / radix, dir, outr, outi);
+                    for (idx_t q = 0; q < radix; q++)
+                        vstore8((float8)(outr[q], outi[q]) * sc, out0 + q * ns, xb);
                 } else {
                     /* any radix: each output the direct sum of its R twisted terms */
                     for (idx_t q = 0; q < radix; q++) {
@@ -529,25 +546,28 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                      global const int *radices, int stages, long n_, long batch, float dir, float scale)
 {
     idx_t n = (idx_t)n_;
-    /* complex transforms 4 at a time in lanes (lanes4): every complex pass of columns, and of rows of
-     * QUAD_ROWS_MIN .. QUAD_ROWS_MAX made of radices 2, 3 and 4 (POCL, alternated runs: batched 256-8192
-     * and 1536 1.1-1.5x faster; rows of 64 and 128 1.2-2x slower, even with 4 elements of each row
-     * moved a step, where the row path's first stage does most of the work; radix 5 and 17 rows, 1000
-     * and 85, 1.2x slower: lanes4 sums odd radices directly, the row path halves them by symmetry);
-     * each item's scratch rows are then 4 transforms long */
-    int small_radices = 1;
-    for (int s = 0; s < stages; s++)
-        small_radices &= radices[s] <= 4;
+    /* complex transforms 4 at a time in lanes (lanes4): every complex pass of columns, and of rows up to
+     * QUAD_ROWS_MAX long made of radices up to ROW_REGS, from QUAD_ROWS_MIN, or from QUAD_ODD_ROWS_MIN
+     * with an odd radix (POCL, alternated runs: batched 256-8192 and 1536 1.1-1.5x faster, 1000 and 85
+     * 1.3-1.6x; powers of two of 64 and 128 1.2-2x slower, even with 4 elements of each row moved a
+     * step, where the row path's first stage does most of the work); each item's scratch rows are then
+     * 4 transforms long */
+    int lane_radices = 1, odd_radix = 0;
+    for (int s = 0; s < stages; s++) {
+        lane_radices &= radices[s] <= ROW_REGS;
+        odd_radix |= radices[s] & 1;
+    }
     const int quad = in_lay.s7 == 0 && out_lay.s7 == 0 && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch &&
                      ((in_lay.s1 != 1 && out_lay.s1 != 1) ||
-                      (n >= QUAD_ROWS_MIN && n <= QUAD_ROWS_MAX && small_radices));
+                      ((n >= QUAD_ROWS_MIN || (odd_radix && n >= QUAD_ODD_ROWS_MIN)) && n <= QUAD_ROWS_MAX &&
+                       lane_radices));
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
     /* and such pairs, 8 rows as 4 complex ones in lanes, over the same lengths */
     const int quad_pairs = pairs && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch && n >= QUAD_ROWS_MIN &&
-                           n <= QUAD_ROWS_MAX && small_radices;
+                           n <= QUAD_ROWS_MAX && lane_radices;
     const long8 tl = (long8)(0, 1, quad || quad_pairs ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
