@@ -51,6 +51,52 @@ __kernel void spectral_mix(global const float2 *x, long x_off, global const floa
     }
 }
 
+/* The same on CPU devices (src/ops/fft/spectral_mix.c takes it there): one work item per output row
+ * (b, o, h), so the index arithmetic (four 64-bit divisions per element above) is paid once a row; a
+ * corner row sums over i four k at a time in float4 lanes (x's and w's rows are contiguous in k), the
+ * rest of the row is zeros. POCL, fno_spectral_conv/8x32x64x64m16: the element kernel took 6.8 ms of
+ * its 11. Items: B * O * H. */
+__kernel void spectral_mix_rows(global const float2 *x, long x_off, global const float2 *w, long w_off,
+                              global float2 *out, long out_off, long B, long I, long O, long H, long Wf,
+                              long m1, long m2)
+{
+    x += x_off;
+    w += w_off;
+    out += out_off;
+    ulong rows = (ulong)(B * O * H);
+    for (ulong r = get_global_id(0); r < rows; r += get_global_size(0)) {
+        long h = (long)(r % (ulong)H), bo = (long)(r / (ulong)H);
+        long o = bo % O, b = bo / O;
+        long c = 0, hm = corner_row(h, H, m1, &c);
+        global float2 *orow = out + (long)r * Wf;
+        long k = 0;
+        if (hm >= 0) {
+            global const float2 *xr = x + (b * I * H + h) * Wf;            /* x[b, 0, h, :] */
+            global const float2 *wr = w + ((c * I * O + o) * m1 + hm) * m2; /* w[c, 0, o, hm, :] */
+            const long xs = H * Wf, ws = O * m1 * m2;                        /* steps of i */
+            long kend = min(m2, Wf);
+            for (; k + 4 <= kend; k += 4) {
+                float4 ar = (float4)(0.0f), ai = (float4)(0.0f);
+                for (long i = 0; i < I; i++) {
+                    float8 xv = vload8(0, (global const float *)(xr + i * xs + k));
+                    float8 wv = vload8(0, (global const float *)(wr + i * ws + k));
+                    ar += xv.even * wv.even - xv.odd * wv.odd;
+                    ai += xv.even * wv.odd + xv.odd * wv.even;
+                }
+                vstore8((float8)(ar.s0, ai.s0, ar.s1, ai.s1, ar.s2, ai.s2, ar.s3, ai.s3), 0, (global float *)(orow + k));
+            }
+            for (; k < kend; k++) {
+                float2 acc = (float2)(0.0f, 0.0f);
+                for (long i = 0; i < I; i++)
+                    acc += c_mul(xr[i * xs + k], wr[i * ws + k]);
+                orow[k] = acc;
+            }
+        }
+        for (; k < Wf; k++)
+            orow[k] = (float2)(0.0f, 0.0f);
+    }
+}
+
 /* dx[b,i,h,k] = sum_o dout[b,o,h,k] conj(w[c,i,o,hm,k]) */
 __kernel void spectral_mix_dx(global const float2 *w, long w_off, global const float2 *dout, long g_off,
                             global float2 *dx, long dx_off, long B, long I, long O, long H, long Wf,

@@ -94,6 +94,7 @@ START_TEST(test_mix)
     run_mix(ctx, 3, 5, 2, 10, 6, 5, 6, 3); /* corners fill the spectrum; views at an offset */
     run_mix(ctx, 2, 32, 32, 16, 9, 4, 4, 1);
     run_mix(ctx, 1, 7, 3, 13, 7, 3, 2, 0);
+    run_mix(ctx, 2, 5, 3, 12, 11, 3, 9, 2); /* CPU row kernel: two groups of 4 modes, one over, views */
     tu_context_free(ctx);
 }
 END_TEST

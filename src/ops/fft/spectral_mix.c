@@ -102,6 +102,10 @@ clt_status clt_spectral_mix(const clt_tensor *x, const clt_tensor *w, clt_tensor
                          clt__tensors_overlap(out, x) ? "x" : "w");
     if (out->numel == 0)
         return CLT_SUCCESS;
+    /* CPU devices: a work item per output row (the kernel file says why); GPUs: one per element */
+    if (ctx->dev->entry->info.type == CLT_DEVICE_CPU)
+        return launch(ctx, "spectral_mix_rows", x->storage->mem, x->offset, w->storage->mem, w->offset,
+                      out->storage->mem, out->offset, &d, (uint64_t)(d.B * d.O * d.H), who);
     return launch(ctx, "spectral_mix", x->storage->mem, x->offset, w->storage->mem, w->offset,
                   out->storage->mem, out->offset, &d, (uint64_t)out->numel, who);
 }
