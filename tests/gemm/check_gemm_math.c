@@ -561,8 +561,8 @@ START_TEST(bad_combinations)
 }
 END_TEST
 
-/* Whether the profile since the last reset ran a kernel whose name starts with prefix. */
-static int ran_kernel(clt_context *ctx, const char *prefix)
+/* Whether the profile since the last reset ran the kernel `name`. */
+static int ran_kernel(clt_context *ctx, const char *name)
 {
     TU_OK(clt_profile_collect(ctx));
     clt_profile_entry rows[64];
@@ -570,7 +570,7 @@ static int ran_kernel(clt_context *ctx, const char *prefix)
     TU_OK(clt_profile_get(ctx, rows, 64, &count));
     int ran = 0;
     for (size_t r = 0; r < count && r < 64; r++)
-        ran |= strncmp(rows[r].impl, prefix, strlen(prefix)) == 0;
+        ran |= strcmp(rows[r].impl, name) == 0;
     return ran;
 }
 
@@ -580,8 +580,7 @@ static int ran_kernel(clt_context *ctx, const char *prefix)
  * (the switch really took the products there); elsewhere it must stay out of the way. */
 START_TEST(wgmma_switch)
 {
-    const char *was = getenv("CLT_GEMM_WGMMA");
-    char *saved = was ? strdup(was) : NULL;
+    char *saved = tu_env_save("CLT_GEMM_WGMMA");
     setenv("CLT_GEMM_WGMMA", "1", 1);
     clt_context *ctx = tu_profiled_context();
     int sm90 = clt__device_nv_sm(ctx) == 90;
@@ -605,11 +604,7 @@ START_TEST(wgmma_switch)
             ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
         }
     tu_context_free(ctx);
-    if (saved)
-        setenv("CLT_GEMM_WGMMA", saved, 1);
-    else
-        unsetenv("CLT_GEMM_WGMMA");
-    free(saved);
+    tu_env_restore("CLT_GEMM_WGMMA", saved);
 }
 END_TEST
 
@@ -621,8 +616,7 @@ END_TEST
  * elsewhere; other devices run the pairs their f16_bf16_operands test builds (one program each). */
 START_TEST(tensor_cores_16bit)
 {
-    const char *keep[2] = {getenv("CLT_GEMM_MMA_ALL"), getenv("CLT_GEMM_WGMMA")};
-    char *saved[2] = {keep[0] ? strdup(keep[0]) : NULL, keep[1] ? strdup(keep[1]) : NULL};
+    char *saved_all = tu_env_save("CLT_GEMM_MMA_ALL"), *saved_wgmma = tu_env_save("CLT_GEMM_WGMMA");
     setenv("CLT_GEMM_MMA_ALL", "1", 1);
     clt_context *ctx = tu_profiled_context();
     int cores = clt_device_has_tensor_cores(ctx), sm90 = clt__device_nv_sm(ctx) == 90;
@@ -651,23 +645,20 @@ START_TEST(tensor_cores_16bit)
                     snprintf(label, sizeof label, "%s %s->%s %lldx%lldx%lld batch %lld t%d call %d",
                              path ? "wgmma" : "mma.sync", clt_dtype_name(c.in), clt_dtype_name(c.out),
                              (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
+                    char kernel[32] = "gemm_wgmma"; /* mma.sync: one kernel per transpose pair */
+                    if (!path)
+                        snprintf(kernel, sizeof kernel, "gemm_mma16_%c%c", c.ta ? 't' : 'n', c.tb ? 't' : 'n');
                     TU_OK(clt_profile_reset(ctx));
                     run_case(ctx, &c, label);
-                    int ran = ran_kernel(ctx, path ? "gemm_wgmma" : "gemm_mma16");
+                    int ran = ran_kernel(ctx, kernel);
                     ck_assert_msg(ran == cores, "%s: the tensor-core kernel %s", label,
                                   ran ? "ran on a device without tensor cores" : "did not run");
                 }
             }
     }
     tu_context_free(ctx);
-    const char *names[2] = {"CLT_GEMM_MMA_ALL", "CLT_GEMM_WGMMA"};
-    for (int i = 0; i < 2; i++) {
-        if (saved[i])
-            setenv(names[i], saved[i], 1);
-        else
-            unsetenv(names[i]);
-        free(saved[i]);
-    }
+    tu_env_restore("CLT_GEMM_MMA_ALL", saved_all);
+    tu_env_restore("CLT_GEMM_WGMMA", saved_wgmma);
 }
 END_TEST
 
