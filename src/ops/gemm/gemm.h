@@ -48,7 +48,6 @@ static inline int clt__gemm_aligned(uint64_t off, int64_t ld, int64_t stride, in
     return off % (uint64_t)n == 0 && ld % n == 0 && stride % n == 0;
 }
 
-/* Whether p needs the portable kernels' 16-bit load/store variants (f16/bf16 A, B or C). */
 /* The kernels' IN16 / OUT16 code of a storage dtype (cl_kernels/common/gemm_common.h): 0 f32, 1 f16,
  * 2 bf16. */
 static inline int clt__gemm_dtype_code(clt_dtype d)
@@ -56,6 +55,7 @@ static inline int clt__gemm_dtype_code(clt_dtype d)
     return d == CLT_F16 ? 1 : d == CLT_BF16 ? 2 : 0;
 }
 
+/* Whether p needs the portable kernels' 16-bit load/store variants (f16/bf16 A, B or C). */
 static inline int clt__gemm_is_16bit(const clt__gemm_problem *p)
 {
     /* internal callers (conv) zero-initialise: dtype 0 means f32 */
