@@ -349,9 +349,15 @@ static inline void row_first_x4(global const float *pa, int real, global float *
  * inside the stages and one twiddle serves 4 butterflies. R2C rows come in pairs per lane
  * (lanes4_gather_pairs / lanes4_scatter_pairs: 8 real rows as 4 complex ones, as the row path pairs
  * them). */
+/* Whether four transforms start at neighbouring elements (one load or store serves all lanes). */
+static inline int neighbours4(idx4_t b)
+{
+    return b.y == b.x + 1 && b.z == b.x + 2 && b.w == b.x + 3;
+}
+
 static void lanes4_gather(global const float *src, idx4_t ib, idx_t in_stride, global float *xa, idx_t n)
 {
-    if (ib.y == ib.x + 1 && ib.z == ib.x + 2 && ib.w == ib.x + 3)
+    if (neighbours4(ib))
         for (idx_t t = 0; t < n; t++) {
             float8 v = vload8(0, src + 2 * (ib.x + t * in_stride));
             vstore8((float8)(v.even, v.odd), t, xa);
@@ -473,7 +479,7 @@ static global float *lanes4_stages(global float *xa, global float *xb, global co
 
 static void lanes4_scatter(global const float *xr, global float *dst, idx4_t ob, idx_t out_stride, idx_t n)
 {
-    if (ob.y == ob.x + 1 && ob.z == ob.x + 2 && ob.w == ob.x + 3)
+    if (neighbours4(ob))
         for (idx_t t = 0; t < n; t++) {
             float8 v = vload8(t, xr);
             vstore8(join4(v.lo, v.hi), 0, dst + 2 * (ob.x + t * out_stride));
@@ -557,17 +563,17 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
         lane_radices &= radices[s] <= ROW_REGS;
         odd_radix |= radices[s] & 1;
     }
-    const int quad = in_lay.s7 == 0 && out_lay.s7 == 0 && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch &&
-                     ((in_lay.s1 != 1 && out_lay.s1 != 1) ||
-                      ((n >= QUAD_ROWS_MIN || (odd_radix && n >= QUAD_ODD_ROWS_MIN)) && n <= QUAD_ROWS_MAX &&
-                       lane_radices));
+    const int lanes_fit = (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch;
+    const int lane_rows = lane_radices && n <= QUAD_ROWS_MAX && n >= QUAD_ROWS_MIN;
+    const int odd_lane_rows = lane_radices && n <= QUAD_ROWS_MAX && odd_radix && n >= QUAD_ODD_ROWS_MIN;
+    const int quad = in_lay.s7 == 0 && out_lay.s7 == 0 && lanes_fit &&
+                     ((in_lay.s1 != 1 && out_lay.s1 != 1) || lane_rows || odd_lane_rows);
     const int gather = in_lay.s1 != 1 || in_lay.s7 == 2, scatter = out_lay.s1 != 1 || out_lay.s7 != 0;
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
-    /* and such pairs, 8 rows as 4 complex ones in lanes, over the same lengths */
-    const int quad_pairs = pairs && (idx_t)get_global_size(0) * 4 * n <= (idx_t)scratch && n >= QUAD_ROWS_MIN &&
-                           n <= QUAD_ROWS_MAX && lane_radices;
+    /* and such pairs, 8 rows as 4 complex ones in lanes, from QUAD_ROWS_MIN */
+    const int quad_pairs = pairs && lanes_fit && lane_rows;
     const long8 tl = (long8)(0, 1, quad || quad_pairs ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
