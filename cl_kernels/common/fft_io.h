@@ -1,4 +1,4 @@
-/* Element access shared by the FFT kernels (fft_stockham.cl, fft_local.cl).
+/* Element access shared by the FFT kernels (fft_stockham.cl, fft_local.cl, fft_rows.cl).
  *
  * Layouts (long8, elements of the side's dtype): s0 offset, s1 stride along the axis, s2..s4 the
  * strides of batch dims 0..2, s5/s6 the sizes of batch dims 1/2 (dim 0 takes the rest), s7 mode:

@@ -1,5 +1,6 @@
-/* Our FFT backend: any length, any strides, built from one kernel (cl_kernels/fft/fft_stockham.cl)
- * launched once per radix stage. A transform of rank R is R passes of batched 1-D transforms, one per
+/* Our FFT backend: any length, any strides. On GPUs one kernel (cl_kernels/fft/fft_stockham.cl)
+ * launched once per radix stage, or one launch per pass through local memory (fft_local.cl); on CPU
+ * devices one launch per pass, a whole transform per work item (fft_rows.cl). A transform of rank R is R passes of batched 1-D transforms, one per
  * axis; a pass with several stages runs its middle stages through two contiguous scratch buffers
  * (workspace slot FFT_SLOT), reading the caller's layout in its first stage and writing it in its last.
  *   C2C: innermost axis first, in -> out, then out -> out.
@@ -18,6 +19,7 @@
 
 #define FFT_FAMILY "fft_stockham"
 #define FFT_LOCAL_FAMILY "fft_local"
+#define FFT_ROWS_FAMILY "fft_rows"
 #define FFT_SLOT 6
 #define MAX_STAGES 64
 #define M_PI_VALUE 3.14159265358979323846
@@ -238,11 +240,15 @@ static cl_long8 to_long8(const int64_t *lay, int64_t offset)
 
 static int special_radix(int r) { return r == 2 || r == 3 || r == 4 || r == 5 || r == 7; }
 
-/* rows: the program also holds fft_rows (CPU devices; see FFT_ROWS in fft_stockham.cl). */
-static void stage_options(char *options, size_t size, int radix, int idx32, int rows)
+static void stage_options(char *options, size_t size, int radix, int idx32)
 {
-    snprintf(options, size, "-DFFT_RADIX=%d -DFFT_IDX=%s%s", special_radix(radix) ? radix : 0,
-             idx32 ? "int" : "long", rows ? " -DFFT_ROWS=1" : "");
+    snprintf(options, size, "-DFFT_RADIX=%d -DFFT_IDX=%s", special_radix(radix) ? radix : 0, idx32 ? "int" : "long");
+}
+
+/* fft_rows (CPU devices): one program per index width. */
+static clt_status rows_kernel(clt_context *ctx, int idx32, cl_kernel *k)
+{
+    return clt__kernel_get(ctx, FFT_ROWS_FAMILY, idx32 ? "-DFFT_IDX=int" : "-DFFT_IDX=long", "fft_rows", k);
 }
 
 /* Arguments 0-4 of fft_stage and fft_local: source and its layout, destination and its layout,
@@ -265,7 +271,7 @@ static clt_status launch_stage(clt_context *ctx, cl_mem src, cl_long8 src_lay, c
 {
     int special = special_radix(radix);
     char options[48];
-    stage_options(options, sizeof options, radix, idx32, 0);
+    stage_options(options, sizeof options, radix, idx32);
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
     if (st != CLT_SUCCESS)
@@ -288,10 +294,8 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
                               cl_long8 dst_lay, cl_mem ws, int64_t scratch, int stages, float dir,
                               float scale, int idx32, const char *who)
 {
-    char options[48];
-    stage_options(options, sizeof options, 0, idx32, 1);
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_rows", &k);
+    clt_status st = rows_kernel(ctx, idx32, &k);
     if (st != CLT_SUCCESS)
         return st;
     cl_long zero = 0, cscratch = scratch, cn = p->n, cb = p->batch;
@@ -446,20 +450,22 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src,
  * nothing). */
 static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx32, int rows)
 {
+    cl_kernel k;
+    if (rows)
+        return rows_kernel(ctx, idx32, &k);
     for (int i = 0; i < s->npasses; i++) {
         int T;
         cl_kernel kl;
-        clt_status st = rows ? CLT_SUCCESS : local_kernel(ctx, &s->pass[i], idx32, &T, &kl);
+        clt_status st = local_kernel(ctx, &s->pass[i], idx32, &T, &kl);
         if (st != CLT_SUCCESS)
             return st;
-        if (!rows && kl)
+        if (kl)
             continue;
         for (int j = 0; j <= s->pass[i].stages; j++) { /* j == stages: the identity stage */
-            int r = rows ? 0 : j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
+            int r = j < s->pass[i].stages ? s->pass[i].radix[j] : 1;
             char options[48];
-            stage_options(options, sizeof options, r, idx32, rows);
-            cl_kernel k;
-            clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, rows ? "fft_rows" : "fft_stage", &k);
+            stage_options(options, sizeof options, r, idx32);
+            clt_status st = clt__kernel_get(ctx, FFT_FAMILY, options, "fft_stage", &k);
             if (st != CLT_SUCCESS)
                 return st;
         }
