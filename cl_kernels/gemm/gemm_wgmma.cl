@@ -1,6 +1,7 @@
 /* GEMM on Hopper's tensor cores through wgmma (the sm_90a path, see src/ops/gemm/gemm_wgmma.c):
- * C = act(alpha * op(A) op(B) + beta * C + bias) + residual, A and B f32 in TF32 math (IN16 = 0) or f16 /
- * bf16 (IN16 = 1 / 2, exact products), C f32 or the operands' 16-bit type (OUT16), f32 accumulation.
+ * C = act(alpha * op(A) op(B) + beta * C + bias) + residual, A and B f32 in TF32 or 3xTF32 math (IN16 = 0;
+ * 3xTF32 through the pack kernel's segments, below) or f16 / bf16 (IN16 = 1 / 2, exact products), C f32 or
+ * the operands' 16-bit type (OUT16), f32 accumulation.
  * NVIDIA sm_90 only: the wgmma lines are "//SM90A " asm comments that src/program/sm90a_build.c turns
  * into instructions after the build (NVIDIA's OpenCL refuses them as code: its PTX target is sm_90).
  *
@@ -241,10 +242,10 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
 
 #if IN16
 typedef ushort pack_t; /* 16-bit values are copied as bits */
-#define PACK_VALUE(x) (x)
+#define PACK_VALUE(x, lo) (x)
 #else
 typedef float pack_t;
-#define PACK_VALUE(x) wgmma_tf32(x)
+#define PACK_VALUE(x, lo) ((lo) ? wgmma_tf32_rest(x) : wgmma_tf32(x))
 /* Round to TF32, nearest, ties away from zero (cuBLAS's TF32 rounding): add half a TF32 unit and clear the
  * 13 dropped bits; Inf and NaN (exponent all ones) pass unchanged. */
 static inline float wgmma_tf32(float x)
@@ -253,22 +254,35 @@ static inline float wgmma_tf32(float x)
     uint finite = (u & 0x7f800000u) ^ 0x7f800000u;
     return finite ? as_float((u + 0x1000u) & 0xffffe000u) : x;
 }
+
+/* 3xTF32's residual x - tf32(x), exact in f32 (fed as it is: the tensor cores truncate it, 2^-22 of x, as
+ * gemm_mma.cl's split); 0 for Inf and NaN, whose high part carries them. */
+static inline float wgmma_tf32_rest(float x)
+{
+    uint finite = (as_uint(x) & 0x7f800000u) ^ 0x7f800000u;
+    return finite ? x - wgmma_tf32(x) : 0.0f;
+}
 #endif
 
-/* P[p_off + ...][b][r][k] (rows_p x Kp per batch, batch stride rows_p * Kp) = X(r, k) (TF32-rounded when f32)
- * inside rows x K, else 0; X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. 32 x 32
- * tiles through local memory, so both sides stay coalesced for either layout. Grid (Kp, rows_p / 4,
- * batch), local (32, 8, 1). */
+/* P[p_off + ...][b][r][s Kp + k] (rows_p x segs Kp per batch, batch stride rows_p segs Kp) = X(r, k) inside
+ * rows x K, else 0, for each segment s < segs: f32 rounded to TF32, or (bit s of lo_mask) the residual
+ * that rounding left; X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. Segments
+ * make 3xTF32 one TF32 product over 3 Kp: [A_lo | A_hi | A_hi] times [B_hi ; B_lo ; B_hi] is
+ * A_lo B_hi + A_hi B_lo + A_hi B_hi, small terms first as gemm_mma.cl sums them. 32 x 32 tiles through
+ * local memory, so both sides stay coalesced for either layout. Grid (segs Kp, rows_p / 4, batch), local
+ * (32, 8, 1); Kp a multiple of 32. */
 __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int trans, int rows, int K,
-                __global pack_t *P, ulong p_off, int Kp, int rows_p)
+                __global pack_t *P, ulong p_off, int Kp, int rows_p, int segs, int lo_mask)
 {
     __local pack_t t[32][33];
     const int tx = get_local_id(0), ty = get_local_id(1);
-    const long r0 = (long)get_group_id(1) * 32, k0 = (long)get_group_id(0) * 32;
+    const int seg = (int)(get_group_id(0) * 32 / (size_t)Kp), lo = (lo_mask >> seg) & 1;
+    const long r0 = (long)get_group_id(1) * 32, k0 = (long)get_group_id(0) * 32 - (long)seg * Kp;
+    const long ldp = (long)segs * Kp;
     const ulong b = get_group_id(2);
     X += off + b * stride;
-    P += p_off + b * (ulong)rows_p * (ulong)Kp;
+    P += p_off + b * (ulong)rows_p * (ulong)ldp + (ulong)seg * (ulong)Kp;
     for (int i = ty; i < 32; i += 8) {
         if (trans) { /* tile row i is k, column tx is r: reads along r */
             long k = k0 + i, r = r0 + tx;
@@ -280,5 +294,5 @@ gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = ty; i < 32; i += 8)
-        P[(r0 + i) * Kp + k0 + tx] = PACK_VALUE(t[i][tx]);
+        P[(r0 + i) * ldp + k0 + tx] = PACK_VALUE(t[i][tx], lo);
 }

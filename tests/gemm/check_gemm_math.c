@@ -575,7 +575,7 @@ static int ran_kernel(clt_context *ctx, const char *name)
 }
 
 /* The sm_90a wgmma path at every size (CLT_GEMM_WGMMA=1; by default it takes only products of 2048^3 and
- * more): TF32 cases across its 128-row/column tiles and its 32-wide k padding, every transpose, epilogues
+ * more): TF32 and 3xTF32 cases across its 128-row/column tiles and its 32-wide k padding, every transpose, epilogues
  * and batches. On an sm_90 device the profiler must name its kernel
  * (the switch really took the products there); elsewhere it must stay out of the way. */
 START_TEST(wgmma_switch)
@@ -596,12 +596,24 @@ START_TEST(wgmma_switch)
                        plain ? 0 : t & 1, plain ? 0 : t >> 1, shapes[s][0], shapes[s][1], shapes[s][2],
                        shapes[s][3], plain ? 1.0f : s % 2 ? -0.75f : 1.25f, plain || t == 1 ? 0.0f : 0.5f,
                        !plain && s % 2, !plain && call != API_BATCHED && t == 2, !plain && s % 3 == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0, 0};
-            snprintf(label, sizeof label, "wgmma %lldx%lldx%lld batch %lld t%d call %d", (long long)c.m,
-                     (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
-            TU_OK(clt_profile_reset(ctx));
-            run_case(ctx, &c, label);
-            int ran = ran_kernel(ctx, "gemm_wgmma");
-            ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
+            for (int split = 0; split < 2; split++) {
+                /* 3xTF32 (the pack kernel's three segments) on wide exponents, cancelling once: the fp32
+                 * bound, which plain TF32 breaks on such inputs (adversarial_3xtf32) */
+                if (split) {
+                    c.math = CLT_MATH_FP32_3XTF32;
+                    c.wide = 1;
+                    c.cancel = call == API_GEMM && !c.bias && !c.residual && c.act == CLT_IDENTITY;
+                    if (c.cancel)
+                        c.beta = 1.0f;
+                }
+                snprintf(label, sizeof label, "wgmma %s %lldx%lldx%lld batch %lld t%d call %d",
+                         clt_math_mode_name(c.math), (long long)c.m, (long long)c.n, (long long)c.k,
+                         (long long)c.batch, t, (int)call);
+                TU_OK(clt_profile_reset(ctx));
+                run_case(ctx, &c, label);
+                int ran = ran_kernel(ctx, "gemm_wgmma");
+                ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
+            }
         }
     tu_context_free(ctx);
     tu_env_restore("CLT_GEMM_WGMMA", saved);

@@ -1,8 +1,8 @@
 /* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl), the sm_90a path of issue 18: TF32 and
  * f16 / bf16 products; the dispatcher tries it before the mma.sync kernels, which stay its fallback.
  *
- * When: on an sm_90 device, f32 A, B and C in TF32 math, or f16 / bf16 A and B (any math mode: their
- * products are exact) with C f32 or of their type, by default only for products of at least
+ * When: on an sm_90 device, f32 A, B and C in TF32 or 3xTF32 math, or f16 / bf16 A and B (any math mode:
+ * their products are exact) with C f32 or of their type, by default only for products of at least
  * 2048^3 multiply-adds with m, n, k >= 1024 each: there it ran 1.57-1.76x faster than mma.sync on the
  * H200 in TF32 and 1.60-1.81x in bf16 (bench/RESULTS.md); at 1024^3 the two were even, and where one side
  * of the product is thin (a convolution's columns times a few filters) packing the operands costs more
@@ -10,11 +10,11 @@
  * CLT_GEMM_WGMMA=1 takes every size (tests), =0 none (A/B runs).
  * Taken: any transposes, offsets, batches and epilogues (the packing absorbs every layout: unlike
  * mma.sync's, 16-bit operands need no alignment), no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
- * enqueued; the dispatcher goes on to mma.sync): other devices, f32 in fp32 math or 3xTF32 (mma.sync
- * keeps it), k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
+ * enqueued; the dispatcher goes on to mma.sync): other devices, f32 in fp32 math, k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
  *
- * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32)
- * padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms on the H200, counted in every
+ * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32;
+ * for 3xTF32 three segments, [A_lo | A_hi | A_hi] and [B_hi | B_lo | B_hi]: one TF32 product over 3 K,
+ * the three products of the split) padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms on the H200, counted in every
  * number above), then runs the wgmma kernel on them. */
 #include "ops/gemm/gemm.h"
 
@@ -46,7 +46,7 @@ static int64_t round_up(int64_t x, int64_t m)
  * operands' IN16 code (0: f32, rounded to TF32). */
 static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64_t stride, int64_t ld, int trans,
                        int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
-                       int64_t batch, const char *who)
+                       int segs, int lo_mask, int64_t batch, const char *who)
 {
     cl_kernel kern;
     char opts[16] = "";
@@ -69,14 +69,17 @@ static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64
         (st = clt__set_arg(ctx, kern, 7, sizeof(cl_mem), &ws, who)) ||
         (st = clt__set_arg(ctx, kern, 8, sizeof d, &d, who)) ||
         (st = clt__set_arg(ctx, kern, 9, sizeof kpi, &kpi, who)) ||
-        (st = clt__set_arg(ctx, kern, 10, sizeof rp, &rp, who)))
+        (st = clt__set_arg(ctx, kern, 10, sizeof rp, &rp, who)) ||
+        (st = clt__set_arg(ctx, kern, 11, sizeof segs, &segs, who)) ||
+        (st = clt__set_arg(ctx, kern, 12, sizeof lo_mask, &lo_mask, who)))
         return st;
-    size_t global[3] = {(size_t)kp, (size_t)rows_p / 4, (size_t)batch}, local[3] = {32, 8, 1};
+    size_t global[3] = {(size_t)(kp * segs), (size_t)rows_p / 4, (size_t)batch}, local[3] = {32, 8, 1};
     return clt__enqueue_kernel(ctx, kern, 3, global, local, who);
 }
 
 #define WGMMA_MIN_VOLUME (2048.0 * 2048.0 * 2048.0)
 #define WGMMA_MIN_SIDE 1024
+#define WGMMA_3X_MIN_VOLUME (4096.0 * 4096.0 * 4096.0)
 
 /* Whether p is for the wgmma kernel: CLT_GEMM_WGMMA=1 every problem, =0 none, else the size rule. */
 static int wanted(const clt__gemm_problem *p)
@@ -86,8 +89,11 @@ static int wanted(const clt__gemm_problem *p)
         return 0;
     if (e && !strcmp(e, "1"))
         return 1;
+    /* 3xTF32 packs 3 segments per operand (3x the bytes of TF32's packing): only where the product
+     * dwarfs them */
+    double floor = p->math == CLT_MATH_FP32_3XTF32 && p->a_dtype == CLT_F32 ? WGMMA_3X_MIN_VOLUME : WGMMA_MIN_VOLUME;
     return p->m >= WGMMA_MIN_SIDE && p->n >= WGMMA_MIN_SIDE && p->k >= WGMMA_MIN_SIDE &&
-           (double)p->m * (double)p->n * (double)p->k >= WGMMA_MIN_VOLUME;
+           (double)p->m * (double)p->n * (double)p->k >= floor;
 }
 
 /* The configuration for elements of esz bytes: the default, or CLT_GEMM_WGMMA_CFG=
@@ -113,8 +119,9 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     if (clt__device_nv_sm(ctx) != 90)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: wgmma needs an sm_90 device (Hopper)", who);
     int in16 = clt__gemm_dtype_code(p->a_dtype), out16 = clt__gemm_dtype_code(p->c_dtype);
-    if (in16 == 0 && (out16 != 0 || p->math != CLT_MATH_TF32))
-        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 math only",
+    int split = in16 == 0 && p->math == CLT_MATH_FP32_3XTF32, segs = split ? 3 : 1;
+    if (in16 == 0 && (out16 != 0 || (p->math != CLT_MATH_TF32 && !split)))
+        return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 or 3xTF32 math",
                          who);
     if (!wanted(p))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED,
@@ -134,12 +141,12 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     int64_t bm = 64 * c.mt * c.wgs, bn = 128;
     int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn);
     int64_t kp = round_up(p->k, c.bk > WGMMA_KP ? c.bk : WGMMA_KP);
-    double elems = ((double)mp + (double)np) * (double)kp * (double)p->batch;
-    if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp > 2147483647LL - 64 ||
+    double elems = ((double)mp + (double)np) * (double)kp * segs * (double)p->batch;
+    if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp * segs > 2147483647LL - 64 ||
         elems * (double)esz > (double)ctx->dev->entry->info.max_alloc_bytes)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the packed operands would not fit one allocation", who);
     char opts[224];
-    int idx64 = clt__gemm_needs_idx64(p) || (double)(mp > np ? mp : np) * (double)kp > 2147483647.0;
+    int idx64 = clt__gemm_needs_idx64(p) || (double)(mp > np ? mp : np) * (double)kp * segs > 2147483647.0;
     char ring[32] = "";
     if (c.ring_kib != 48)
         snprintf(ring, sizeof ring, " -DRING_LIMIT=%d", c.ring_kib * 1024);
@@ -159,22 +166,23 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     int fresh;
     if ((st = clt__workspace_get(ctx, WGMMA_SLOT, (size_t)elems * esz, &ws, &fresh)) != CLT_SUCCESS)
         return st;
-    uint64_t b_at = (uint64_t)(mp * kp * p->batch);
+    uint64_t b_at = (uint64_t)(mp * kp * segs * p->batch);
+    /* 3xTF32: lo segments A's first, B's second (see the top) */
     if ((st = pack(ctx, in16, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
-                   p->batch, who)) != CLT_SUCCESS ||
+                   segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
         /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
         (st = pack(ctx, in16, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
-                   kp, p->batch, who)) != CLT_SUCCESS)
+                   kp, segs, split ? 2 : 0, p->batch, who)) != CLT_SUCCESS)
         return st;
     clt__gemm_problem q = *p;
     q.a = ws;
     q.b = ws;
     q.a_off = 0;
     q.b_off = b_at;
-    q.lda = q.ldb = kp;
-    q.a_stride = mp * kp;
-    q.b_stride = np * kp;
-    q.k = kp;
+    q.lda = q.ldb = kp * segs;
+    q.a_stride = mp * kp * segs;
+    q.b_stride = np * kp * segs;
+    q.k = kp * segs;
     if ((st = clt__gemm_set_args(ctx, k, &q, clt__gemm_kernel_flags(p), who)) != CLT_SUCCESS)
         return st;
     size_t global[3] = {(size_t)(np / bn) * wg, (size_t)(mp / bm), (size_t)p->batch}, local[3] = {wg, 1, 1};
