@@ -7,6 +7,7 @@
  * H200 in TF32 and 1.60-1.81x in bf16 (bench/RESULTS.md); at 1024^3 the two were even, and where one side
  * of the product is thin (a convolution's columns times a few filters) packing the operands costs more
  * than the product. 16-bit tiles hold 32 k (the same 64 bytes a row as TF32's 16: the 64B swizzle).
+ * 3xTF32 from 4096^3 while its packed copies stay under 512 MiB (wanted()).
  * CLT_GEMM_WGMMA=1 takes every size (tests), =0 none (A/B runs).
  * Taken: any transposes, offsets, batches and epilogues (the packing absorbs every layout: unlike
  * mma.sync's, 16-bit operands need no alignment), no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
@@ -80,6 +81,7 @@ static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64
 #define WGMMA_MIN_VOLUME (2048.0 * 2048.0 * 2048.0)
 #define WGMMA_MIN_SIDE 1024
 #define WGMMA_3X_MIN_VOLUME (4096.0 * 4096.0 * 4096.0)
+#define WGMMA_3X_MAX_PACKED (512.0 * 1024 * 1024) /* bytes of the three-segment copies of A and B */
 
 /* Whether p is for the wgmma kernel: CLT_GEMM_WGMMA=1 every problem, =0 none, else the size rule. */
 static int wanted(const clt__gemm_problem *p)
@@ -90,8 +92,14 @@ static int wanted(const clt__gemm_problem *p)
     if (e && !strcmp(e, "1"))
         return 1;
     /* 3xTF32 packs 3 segments per operand (3x the bytes of TF32's packing): only where the product
-     * dwarfs them */
-    double floor = p->math == CLT_MATH_FP32_3XTF32 && p->a_dtype == CLT_F32 ? WGMMA_3X_MIN_VOLUME : WGMMA_MIN_VOLUME;
+     * dwarfs them, and only while the copies stay small. H100, one call (bench/RESULTS.md): 4096^3
+     * 2053 us vs mma.sync 2187 (402 MB packed), but 8192^3 27119 vs 17083 (1.6 GB packed: the 3 K
+     * panels no longer stay in L2 between the tiles that share them, as we read it; not profiled) */
+    int split = p->math == CLT_MATH_FP32_3XTF32 && p->a_dtype == CLT_F32;
+    double packed = ((double)p->m + (double)p->n) * (double)p->k * 3.0 * 4.0 * (double)p->batch;
+    if (split && packed > WGMMA_3X_MAX_PACKED)
+        return 0;
+    double floor = split ? WGMMA_3X_MIN_VOLUME : WGMMA_MIN_VOLUME;
     return p->m >= WGMMA_MIN_SIDE && p->n >= WGMMA_MIN_SIDE && p->k >= WGMMA_MIN_SIDE &&
            (double)p->m * (double)p->n * (double)p->k >= floor;
 }
