@@ -23,6 +23,7 @@ typedef struct fft_case {
     int64_t in_dist, out_dist;
     const char *impl;
     int in_place;
+    int64_t in_offset; /* elements before the input: it is a view at this offset (not in place) */
 } fft_case;
 
 static double tolerance(const fft_case *c)
@@ -138,15 +139,17 @@ static void run_case(clt_context *ctx, const fft_case *c)
         in_span = out_span;
     size_t in_floats = (size_t)in_span * (in_cplx ? 2 : 1);
     size_t out_floats = (size_t)out_span * (out_cplx ? 2 : 1);
-    float *hin = malloc(sizeof(float) * in_floats);
+    size_t lead = (size_t)c->in_offset * (in_cplx ? 2 : 1);
+    float *hall = malloc(sizeof(float) * (lead + in_floats)), *hin = hall + lead;
     float *hout = malloc(sizeof(float) * (c->in_place ? in_floats : out_floats));
-    tu_random_f32(hin, in_floats, -1.0f, 1.0f);
+    tu_random_f32(hall, lead + in_floats, -1.0f, 1.0f);
     if (c->kind == CLT_FFT_C2R && c->impl && strcmp(c->impl, "ours"))
         make_hermitian(c, hin, in_len, is, idist);
-    clt_tensor *tin, *tout;
-    int64_t shape_in = in_span, shape_out = out_span;
-    TU_OK(clt_tensor_create_from_host(ctx, in_cplx ? CLT_C64 : CLT_F32, 1, &shape_in, hin,
-                                      sizeof(float) * in_floats, &tin));
+    clt_tensor *tall, *tin, *tout;
+    int64_t shape_all = in_span + c->in_offset, shape_in = in_span, shape_out = out_span;
+    TU_OK(clt_tensor_create_from_host(ctx, in_cplx ? CLT_C64 : CLT_F32, 1, &shape_all, hall,
+                                      sizeof(float) * (lead + in_floats), &tall));
+    TU_OK(clt_tensor_view(tall, c->in_offset, 1, &shape_in, &tin));
     if (c->in_place) {
         tout = tin;
     } else {
@@ -230,11 +233,12 @@ static void run_case(clt_context *ctx, const fft_case *c)
                   clt_fft_plan_backend(plan), rel, tolerance(c));
     free(work);
     free(real);
-    free(hin);
+    free(hall);
     free(hout);
     if (!c->in_place)
         clt_tensor_free(tout);
     clt_tensor_free(tin);
+    clt_tensor_free(tall);
 }
 
 /* 85, 105 = 3 5 7, 111 = 3 37: odd lengths, whose later fft_rows stages have an odd span (four
@@ -275,6 +279,8 @@ START_TEST(test_local_path)
                       .rank = cases[i].rank, .batch = 37};
         memcpy(c.n, cases[i].n, sizeof c.n);
         const uint64_t before = tu_launches(ctx, NULL, "fft_local");
+        run_case(ctx, &c);
+        c.in_offset = 3; /* the input a view past the start of its buffer (contiguous batches: one run) */
         run_case(ctx, &c);
         const int ran = tu_launches(ctx, NULL, "fft_local") > before;
         if (clt__cpu_style(ctx))
@@ -480,6 +486,44 @@ START_TEST(test_clfft)
     TU_EXPECT_MESSAGE(clt_last_error(ctx), "clt_fft_plan_get");
     d.impl = NULL; /* auto always finds a backend */
     TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+    tu_context_free(ctx);
+}
+END_TEST
+
+/* The backend "auto" picks (fft_table.c): ours on CPU devices; on GPUs ours where VkFFT would run
+ * Bluestein and fft_local takes every axis (85 = 5 x 17, 2-D 17 x 34), else VkFFT where it is built in
+ * (64, 4096, and 97 = a prime above fft_local's radices). Each plan also runs against the reference. */
+START_TEST(test_auto_backend)
+{
+    clt_context *ctx = tu_context();
+    clt_device_info info;
+    TU_OK(clt_context_device_info(ctx, &info));
+    int gpu = info.type != CLT_DEVICE_CPU;
+    clt_fft_desc probe;
+    clt_fft_desc_init(&probe);
+    probe.n[0] = 64;
+    probe.impl = "vkfft";
+    clt_fft_plan *plan;
+    int vkfft = clt_fft_plan_get(ctx, &probe, &plan) == CLT_SUCCESS;
+    static const struct {
+        int rank;
+        int64_t n[2];
+        int local;
+    } cases[] = {{1, {85, 0}, 1}, {2, {17, 34}, 1}, {1, {64, 0}, 0}, {1, {4096, 0}, 0}, {1, {97, 0}, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clt_fft_desc d;
+        clt_fft_desc_init(&d);
+        d.rank = cases[i].rank;
+        for (int r = 0; r < d.rank; r++)
+            d.n[r] = cases[i].n[r];
+        TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+        const char *want = !gpu || cases[i].local || !vkfft ? "ours" : "vkfft";
+        ck_assert_msg(!strcmp(clt_fft_plan_backend(plan), want), "auto for %lld (rank %d): %s, expected %s",
+                      (long long)cases[i].n[0], d.rank, clt_fft_plan_backend(plan), want);
+        fft_case c = {.kind = CLT_FFT_C2C, .dir = -1, .rank = cases[i].rank,
+                      .n = {cases[i].n[0], cases[i].n[1]}, .batch = 3};
+        run_case(ctx, &c);
+    }
     tu_context_free(ctx);
 }
 END_TEST
@@ -738,6 +782,7 @@ Suite *fft_suite(void)
     tcase_add_test(tc, test_convenience);
     tcase_add_test(tc, test_clfft);
     tcase_add_test(tc, test_vkfft);
+    tcase_add_test(tc, test_auto_backend);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
     return s;

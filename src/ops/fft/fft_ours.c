@@ -327,8 +327,8 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
 /* fft_local (cl_kernels/fft/fft_local.cl): every stage of a pass in one launch, through local
  * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices (local_factor) are at
  * most LOCAL_MAXR.
- * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values (at most
- * 2 LOCAL_CAP x 8 = 32 KiB, less where the device's budget is smaller). CLT_FFT_LOCAL=0 keeps the
+ * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values, plus
+ * fft_local.cl's padding (local_bytes: at most ~34 KiB, less where the device's budget is smaller). CLT_FFT_LOCAL=0 keeps the
  * stage kernels (A/B runs). */
 #define LOCAL_CAP 2048
 #define LOCAL_MAXR 17
@@ -363,6 +363,13 @@ static int local_factor(int64_t n, int *radix)
     return count;
 }
 
+/* fft_local's two buffers for `values` complex values a group: one pad slot per 16 and one more
+ * each (LOCAL_SIZE in fft_local.cl, the upper bound: odd lengths take no padding). */
+static size_t local_bytes(int64_t values)
+{
+    return (size_t)(values + values / 16 + 1) * 2 * 8;
+}
+
 /* Transforms per group of pass p's fft_local within ctx's local memory budget, or 0 when the
  * pass cannot use it (or, with `running`, when ctx runs CPU-style kernels or CLT_FFT_LOCAL=0). */
 static int local_transforms(const clt_context *ctx, const ours_pass *p, int running)
@@ -371,7 +378,7 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
     if (running && ((env && !strcmp(env, "0")) || clt__cpu_style(ctx)))
         return 0;
     int64_t cap = LOCAL_CAP;
-    while (cap > 1 && (size_t)cap * 2 * 8 > ctx->limits.local_mem_budget)
+    while (cap > 1 && local_bytes(cap) > ctx->limits.local_mem_budget)
         cap /= 2;
     if (p->n > cap || p->n < 2)
         return 0;

@@ -27,21 +27,47 @@
  *     29.1, 24.9 vs 28.4, 24.6 and layer 29.4, 31.4 vs 33.2, 23.3 (ties). */
 #include "ops/fft/fft_plan.h"
 
+/* The largest prime factor of n (n >= 1; 1 for n = 1). */
+static int64_t largest_prime_factor(int64_t n)
+{
+    int64_t best = 1;
+    for (int64_t p = 2; p * p <= n; p++)
+        while (n % p == 0) {
+            best = p;
+            n /= p;
+        }
+    return n > 1 ? n : best;
+}
+
+/* Whether every axis of key fits fft_local (at most 2048 long, prime factors up to 17) and one of
+ * them has a factor VkFFT serves by Bluestein (above 13). */
+static int local_beats_bluestein(const clt_fft_key *key)
+{
+    int bluestein = 0;
+    for (int i = 0; i < key->rank; i++) {
+        int64_t p = largest_prime_factor(key->n[i]);
+        if (key->n[i] > 2048 || p > 17)
+            return 0;
+        bluestein |= p > 13;
+    }
+    return bluestein;
+}
+
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3])
 {
     int count = 0;
-    (void)key;
     if (ctx->dev->entry->info.type == CLT_DEVICE_CPU) {
         order[count++] = CLT_FFT_OURS;
         return count;
     }
-    /* GPUs: VkFFT first. Our fft_local beat it at batched 85 = 5 x 17 (which VkFFT serves by
-     * Bluestein) in its first form (H200, 512 MiB: 599.6 us, VkFFT 1014.6, cuFFT 261.2), but the
-     * form kept (copies in and out through local memory, no scratch on gfx902) measured 1.3-1.6x
-     * slower than that one on batched 64-256 and is unmeasured at 85: ours stays second until it
-     * is measured there (bench/RESULTS.md, fft). */
+    /* GPUs: VkFFT first, but our fft_local first where VkFFT falls back to Bluestein and fft_local
+     * takes every axis: batched 85 = 5 x 17, 512 MiB, H100: fft_local 736 us, VkFFT 1009 (H200,
+     * fft_local's first form: 599.6 vs 1014.6; cuFFT 261) (bench/RESULTS.md, fft). */
+    if (local_beats_bluestein(key))
+        order[count++] = CLT_FFT_OURS;
     if (clt__fft_vkfft_available())
         order[count++] = CLT_FFT_VKFFT;
-    order[count++] = CLT_FFT_OURS;
+    if (count == 0 || order[0] != CLT_FFT_OURS)
+        order[count++] = CLT_FFT_OURS;
     return count;
 }
