@@ -27,25 +27,13 @@
  *     29.1, 24.9 vs 28.4, 24.6 and layer 29.4, 31.4 vs 33.2, 23.3 (ties). */
 #include "ops/fft/fft_plan.h"
 
-/* The largest prime factor of n (n >= 1; 1 for n = 1). */
-static int64_t largest_prime_factor(int64_t n)
-{
-    int64_t best = 1;
-    for (int64_t p = 2; p * p <= n; p++)
-        while (n % p == 0) {
-            best = p;
-            n /= p;
-        }
-    return n > 1 ? n : best;
-}
-
 /* Whether every axis of key fits fft_local (at most 2048 long, prime factors up to 17) and one of
  * them has a factor VkFFT serves by Bluestein (above 13). */
 static int local_beats_bluestein(const clt_fft_key *key)
 {
     int bluestein = 0;
     for (int i = 0; i < key->rank; i++) {
-        int64_t p = largest_prime_factor(key->n[i]);
+        int64_t p = clt__fft_largest_prime(key->n[i]);
         if (key->n[i] > 2048 || p > 17)
             return 0;
         bluestein |= p > 13;
