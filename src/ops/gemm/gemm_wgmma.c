@@ -83,6 +83,12 @@ static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64
 #define WGMMA_3X_MIN_VOLUME (4096.0 * 4096.0 * 4096.0)
 #define WGMMA_3X_MAX_PACKED (512.0 * 1024 * 1024) /* bytes of the three-segment copies of A and B */
 
+/* Whether p asks for 3xTF32 on f32 operands: the kernel then packs and multiplies three segments. */
+static int splits(const clt__gemm_problem *p)
+{
+    return p->math == CLT_MATH_FP32_3XTF32 && p->a_dtype == CLT_F32;
+}
+
 /* Whether p is for the wgmma kernel: CLT_GEMM_WGMMA=1 every problem, =0 none, else the size rule. */
 static int wanted(const clt__gemm_problem *p)
 {
@@ -95,7 +101,7 @@ static int wanted(const clt__gemm_problem *p)
      * dwarfs them, and only while the copies stay small. H100, one call (bench/RESULTS.md): 4096^3
      * 2053 us vs mma.sync 2187 (402 MB packed), but 8192^3 27119 vs 17083 (1.6 GB packed: the 3 K
      * panels no longer stay in L2 between the tiles that share them, as we read it; not profiled) */
-    int split = p->math == CLT_MATH_FP32_3XTF32 && p->a_dtype == CLT_F32;
+    int split = splits(p);
     double packed = ((double)p->m + (double)p->n) * (double)p->k * 3.0 * 4.0 * (double)p->batch;
     if (split && packed > WGMMA_3X_MAX_PACKED)
         return 0;
@@ -127,7 +133,7 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     if (clt__device_nv_sm(ctx) != 90)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: wgmma needs an sm_90 device (Hopper)", who);
     int in16 = clt__gemm_dtype_code(p->a_dtype), out16 = clt__gemm_dtype_code(p->c_dtype);
-    int split = in16 == 0 && p->math == CLT_MATH_FP32_3XTF32, segs = split ? 3 : 1;
+    int split = splits(p), segs = split ? 3 : 1;
     if (in16 == 0 && (out16 != 0 || (p->math != CLT_MATH_TF32 && !split)))
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma path takes f32 operands in TF32 or 3xTF32 math",
                          who);
