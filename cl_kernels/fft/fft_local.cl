@@ -1,6 +1,6 @@
 /* Every stage of a pass of batched 1-D transforms in one launch, on GPUs: a work-group copies FFT_T
- * transforms of length FFT_N from global memory into local memory (adjacent items, adjacent
- * elements), runs every stage between two local buffers and copies the result out, so a pass
+ * transforms of length FFT_N: the first stage reads its butterflies' inputs from global memory, the
+ * stages between pass through two local buffers and the last writes global memory, so a pass
  * reads and writes global memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
  * stage: 4-5 times for lengths like 1000 = 4 2 5 5 5). The stage arithmetic is fft_stockham.cl's:
  * stage s (span ns, radix R) twists butterfly j's inputs x[j + r n / R] by w^(r k), k = j mod ns,
@@ -31,11 +31,6 @@
 #define FFT_PAD (FFT_N % 2 == 0)
 #define PADI(i) (FFT_PAD ? (i) + ((i) >> 4) : (i))
 #define LOCAL_SIZE (PADI(FFT_T * FFT_N) + 1)
-/* copy-in rounds of a contiguous batch: at most LOCAL_CAP / LWG = 8 values a work item, all loads
- * issued before any store to local memory (a loop storing each value as it arrives waits out one
- * global latency per value: the copy alone then took 402 us for 512 MiB on the H100, VkFFT's whole
- * transform 360) */
-#define COPY_ROUNDS ((FFT_T * FFT_N + LWG - 1) / LWG)
 #if !defined(FFT_N) || !defined(FFT_T) || !defined(FFT_STAGES) || !defined(FFT_MAXR) || !defined(LWG)
 #error "fft_local.cl needs FFT_N, FFT_T, FFT_STAGES, FFT_MAXR and LWG"
 #endif
@@ -94,8 +89,9 @@ static inline __attribute__((always_inline)) void dft_even(const int R, float2 *
  * direct sum's multiplications; the outputs go to local memory as they are made, and only the
  * roots W^e for e <= R / 2 are kept (W^(R - e) is their conjugate), to save registers. */
 static inline __attribute__((always_inline)) void
-local_stage(const int R, const int ns, local const float2 *in, local float2 *out,
-            global const float2 *tw, int T, float dir, int lid)
+local_stage(const int R, const int ns, const int first, const int last, local const float2 *in,
+            local float2 *out, global const float *src, long8 in_lay, int flat, global float *dst,
+            long8 out_lay, float scale, idx_t b0, global const float2 *tw, int T, float dir, int lid)
 {
     const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R, odd = (R & 1) && R > 2;
     float2 w[FFT_MAXR / 2 + 1]; /* W^e, e <= R / 2, for odd R: loaded once per stage */
@@ -104,12 +100,26 @@ local_stage(const int R, const int ns, local const float2 *in, local float2 *out
     for (int g = lid; g < T * m; g += LWG) {
         const int tb = g / m, j = g - tb * m, k = j % ns;
         float2 v[FFT_MAXR];
+        /* the first stage reads its inputs from global memory (adjacent items, adjacent elements:
+         * coalesced), the last writes its outputs there (element k + q ns: again adjacent) */
+        const idx_t gin = !first ? 0 : flat ? (idx_t)in_lay.s0 + (b0 + tb) * FFT_N : batch_base(in_lay, b0 + tb);
+        const idx_t ob = last ? batch_base(out_lay, b0 + tb) : 0;
         for (int r = 0; r < R; r++) {
-            v[r] = in[PADI(tb * FFT_N + j + r * m)];
+            if (first)
+                v[r] = flat ? vload2(gin + j + r * m, src) : load_elem(src, in_lay, gin, FFT_N, j + r * m);
+            else
+                v[r] = in[PADI(tb * FFT_N + j + r * m)];
             if (r > 0 && ns > 1)
                 v[r] = c_mul(v[r], root(tw, (idx_t)(r * k * step), dir));
         }
         const int idx = tb * FFT_N + (j / ns) * ns * R + k;
+#define PUT(q, val)                                                                                \
+    do {                                                                                           \
+        if (last)                                                                                  \
+            store_elem(dst, out_lay, ob, FFT_N, idx - tb * FFT_N + (q) * ns, (val) * scale);      \
+        else                                                                                       \
+            out[PADI(idx + (q) * ns)] = (val);                                                     \
+    } while (0)
         if (odd) {
             float2 x0 = v[0];
             for (int r = 1; r <= R / 2; r++) {
@@ -118,7 +128,7 @@ local_stage(const int R, const int ns, local const float2 *in, local float2 *out
                 v[R - r] = a - b;
                 x0 += v[r];
             }
-            out[PADI(idx)] = x0;
+            PUT(0, x0);
             for (int q = 1; q <= R / 2; q++) {
                 float2 a = v[0], b = (float2)(0.0f, 0.0f);
                 for (int r = 1; r <= R / 2; r++) {
@@ -128,16 +138,17 @@ local_stage(const int R, const int ns, local const float2 *in, local float2 *out
                     b += v[R - r] * wr.y;
                 }
                 const float2 ib = (float2)(-b.y, b.x); /* i b (w carries dir) */
-                out[PADI(idx + q * ns)] = a + ib;
-                out[PADI(idx + (R - q) * ns)] = a - ib;
+                PUT(q, a + ib);
+                PUT(R - q, a - ib);
             }
         } else {
             dft_even(R, v, dir);
             for (int q = 0; q < R; q++)
-                out[PADI(idx + q * ns)] = v[q];
+                PUT(q, v[q]);
         }
     }
 }
+#undef PUT
 
 #ifndef FFT_R1
 #define FFT_R1 1
@@ -187,11 +198,14 @@ local_stage(const int R, const int ns, local const float2 *in, local float2 *out
 #define NS10 (NS9 * FFT_R9)
 #define NS11 (NS10 * FFT_R10)
 
-/* stage S reads buffer S % 2 (b for even, a for odd: the copy-in fills b) and writes the other */
+/* Stage S reads buffer S % 2 (b for even, a for odd) and writes the other; stage 0 reads global
+ * memory instead, and the last writes it (not when it is also the first: in place, an item would
+ * overwrite elements another item has yet to read). */
+#define FUSED_LAST (FFT_STAGES > 1)
 #define STAGE(S)                                                                                   \
     if (S < FFT_STAGES) {                                                                          \
-        local_stage(FFT_R##S, NS##S, (S % 2) ? bufa : bufb, (S % 2) ? bufb : bufa, tw, T, dir,     \
-                    lid);                                                                          \
+        local_stage(FFT_R##S, NS##S, S == 0, FUSED_LAST && S == FFT_STAGES - 1, (S % 2) ? bufa : bufb, \
+                    (S % 2) ? bufb : bufa, src, in_lay, flat, dst, out_lay, scale, b0, tw, T, dir, lid); \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
@@ -200,37 +214,13 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
           global const float2 *tw, long batch, float dir, float scale)
 {
     local float2 bufa[LOCAL_SIZE], bufb[LOCAL_SIZE];
-    /* the last stage's output: a after an odd number of stages, b after an even one */
-    local float2 *result = (FFT_STAGES % 2) ? bufa : bufb;
-    /* complex transforms one after another (a contiguous batch): a group's input is one run of
-     * memory, read without per-element index arithmetic (which, with the loads batched, took the
-     * radix-17 kernel to 172 VGPRs on gfx902: the loop-invariant element indices stayed live) */
+    /* complex transforms one after another (a contiguous batch): the first stage reads them
+     * without batch_base's divisions */
     const int flat = in_lay.s7 == 0 && in_lay.s1 == 1 && in_lay.s2 == FFT_N && in_lay.s5 == 1 && in_lay.s6 == 1;
     const int lid = (int)get_local_id(0);
     for (idx_t b0 = (idx_t)get_group_id(0) * FFT_T; b0 < (idx_t)batch;
          b0 += (idx_t)get_num_groups(0) * FFT_T) {
         const int T = (int)min((idx_t)FFT_T, (idx_t)batch - b0);
-        /* copy-in: the group's transforms (adjacent items, adjacent elements) */
-        if (flat) { /* loads first */
-            const idx_t base = (idx_t)in_lay.s0 + b0 * (idx_t)FFT_N;
-            float2 got[COPY_ROUNDS];
-            for (int c = 0; c < COPY_ROUNDS; c++) {
-                const int t = lid + c * LWG;
-                if (t < T * FFT_N)
-                    got[c] = vload2(base + t, src);
-            }
-            for (int c = 0; c < COPY_ROUNDS; c++) {
-                const int t = lid + c * LWG;
-                if (t < T * FFT_N)
-                    bufb[PADI(t)] = got[c];
-            }
-        } else {
-            for (int t = lid; t < T * FFT_N; t += LWG) {
-                const int tb = t / FFT_N, e = t - tb * FFT_N;
-                bufb[PADI(t)] = load_elem(src, in_lay, batch_base(in_lay, b0 + tb), FFT_N, e);
-            }
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
         STAGE(0)
         STAGE(1)
         STAGE(2)
@@ -243,11 +233,13 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
         STAGE(9)
         STAGE(10)
         STAGE(11)
-        /* copy-out, scaled; the next round's copy-in waits at the barrier below */
+#if !FUSED_LAST
+        /* one stage: its output (buffer a) copied out, scaled */
         for (int t = lid; t < T * FFT_N; t += LWG) {
             const int tb = t / FFT_N, e = t - tb * FFT_N;
-            store_elem(dst, out_lay, batch_base(out_lay, b0 + tb), FFT_N, e, result[PADI(t)] * scale);
+            store_elem(dst, out_lay, batch_base(out_lay, b0 + tb), FFT_N, e, bufa[PADI(t)] * scale);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     }
 }
