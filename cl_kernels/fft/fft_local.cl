@@ -1,4 +1,4 @@
-/* Every stage of a pass of batched 1-D transforms in one launch, on GPUs: a work-group copies FFT_T
+/* Every stage of a pass of batched 1-D transforms in one launch, on GPUs: a work-group takes FFT_T
  * transforms of length FFT_N: the first stage reads its butterflies' inputs from global memory, the
  * stages between pass through two local buffers and the last writes global memory, so a pass
  * reads and writes global memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
@@ -11,9 +11,10 @@
  * Every length of the plan is compiled into the program (the radices and the span of each stage
  * are constants, so the divisions become multiplies and the butterflies' registers are indexed by
  * constants): one program per length, built at plan time and kept by the program cache, as VkFFT
- * generates its kernels. An in-place pass is safe: a group reads all of its transforms into local
- * memory before it writes any of them. The stages touch registers with constant indices only
- * (a stage writing global memory itself kept a private array on gfx902: scratch).
+ * generates its kernels. An in-place pass is safe: a group's first stage reads all of its
+ * transforms before its last stage writes any of them (barriers between; a one-stage pass writes
+ * local memory and copies out after a barrier). The stages touch registers with constant indices
+ * only: an earlier form whose loops were unrolled by pragmas kept them in scratch on gfx902.
  *
  * -D contract (src/ops/fft/fft_ours.c local_options): FFT_N the length, FFT_T transforms per group
  * (2 FFT_T FFT_N complex values of local memory), FFT_STAGES (1..FFT_MAX_STAGES) and radices
