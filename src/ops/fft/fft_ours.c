@@ -328,13 +328,33 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
  * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices (local_factor) are at
  * most LOCAL_MAXR.
  * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values, plus
- * fft_local.cl's padding (local_bytes: at most ~34 KiB, less where the device's budget is smaller). CLT_FFT_LOCAL=0 keeps the
- * stage kernels (A/B runs). */
+ * fft_local.cl's padding (local_bytes: at most ~34 KiB, less where the device's budget is smaller).
+ * A/B runs: CLT_FFT_LOCAL=0 keeps the stage kernels, CLT_FFT_LOCAL_WG and CLT_FFT_LOCAL_T set the
+ * group size and the transforms per group. */
 #define LOCAL_CAP 2048
 #define LOCAL_MAXR 17
 #define LOCAL_MAX_STAGES 12
 #define LOCAL_WG 256
 #define LOCAL_GROUPS_PER_CU 64 /* past this, groups loop over further transforms */
+
+/* An A/B knob of fft_local (CLT_FFT_LOCAL_WG, CLT_FFT_LOCAL_T): its value when the variable holds
+ * a whole number in [lo, hi], else 0 (unset or malformed: the built-in choice stands). */
+static int local_knob(const char *name, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return 0;
+    char *end;
+    long x = strtol(v, &end, 10);
+    return *end == '\0' && x >= lo && x <= hi ? (int)x : 0;
+}
+
+/* fft_local's group size: LOCAL_WG, or CLT_FFT_LOCAL_WG (32 ... 1024, a power of two). */
+static int local_wg(void)
+{
+    int wg = local_knob("CLT_FFT_LOCAL_WG", 32, 1024);
+    return wg && !(wg & (wg - 1)) ? wg : LOCAL_WG;
+}
 
 /* fft_local's radices for n: 8s, then a 4 or a 2, then odd primes ascending (fewer stages, each a
  * barrier and a pass through local memory, than factor()'s 4s). */
@@ -388,18 +408,19 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
     for (int j = 0; j < stages; j++)
         if (radix[j] > LOCAL_MAXR)
             return 0;
-    return (int)(cap / p->n);
+    int T = running ? local_knob("CLT_FFT_LOCAL_T", 1, cap / p->n) : 0;
+    return T ? T : (int)(cap / p->n);
 }
 
 /* fft_local's build options for a pass of length n (T transforms per group): its radices. */
-static void local_options(int64_t n, int T, int idx32, char *options, size_t size)
+static void local_options(int64_t n, int T, int wg, int idx32, char *options, size_t size)
 {
     int radix[MAX_STAGES], stages = local_factor(n, radix);
     int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
     for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
         r[count++] = radix[j];
     int len = snprintf(options, size, "-DFFT_N=%lld -DFFT_T=%d -DFFT_STAGES=%d -DLWG=%d -DFFT_IDX=%s",
-                       (long long)n, T, count, LOCAL_WG, idx32 ? "int" : "long");
+                       (long long)n, T, count, wg, idx32 ? "int" : "long");
     for (int j = 0; j < count && len > 0 && (size_t)len < size; j++) {
         maxr = r[j] > maxr ? r[j] : maxr;
         len += snprintf(options + len, size - (size_t)len, " -DFFT_R%d=%d", j, r[j]);
@@ -416,9 +437,9 @@ static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, 
     if (*T == 0)
         return CLT_SUCCESS;
     char options[256];
-    local_options(p->n, *T, idx32, options, sizeof options);
+    local_options(p->n, *T, local_wg(), idx32, options, sizeof options);
     clt_status st = clt__kernel_get(ctx, FFT_LOCAL_FAMILY, options, "fft_local", k);
-    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < LOCAL_WG)
+    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < (size_t)local_wg())
         *k = NULL; /* registers: the device runs fewer items of it per group */
     return st;
 }
@@ -430,7 +451,7 @@ int clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *o
     p.n = n;
     int T = local_transforms(ctx, &p, 0);
     if (T)
-        local_options(n, T, idx32, options, size);
+        local_options(n, T, LOCAL_WG, idx32, options, size);
     return T > 0;
 }
 
@@ -449,7 +470,7 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src,
     uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * LOCAL_GROUPS_PER_CU;
     if (cap && groups > cap)
         groups = cap;
-    size_t local = LOCAL_WG, global = (size_t)groups * LOCAL_WG;
+    size_t local = (size_t)local_wg(), global = (size_t)groups * local;
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
