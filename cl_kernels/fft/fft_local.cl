@@ -4,7 +4,7 @@
  * reads and writes global memory once (fft_stockham.cl's stage kernels stream the whole batch through memory once per
  * stage: 4-5 times for lengths like 1000 = 4 2 5 5 5). The stage arithmetic is fft_stockham.cl's:
  * stage s (span ns, radix R) twists butterfly j's inputs x[j + r n / R] by w^(r k), k = j mod ns,
- * w = exp(dir 2 pi i / (ns R)), takes their R-point DFT (dft() below: closed forms for 2, 4 and 8,
+ * w = exp(dir 2 pi i / (ns R)), takes their R-point DFT (common/fft_stages.h: closed forms for 2, 4 and 8,
  * odd radices by conjugate pairs) and puts output q at (j / ns) ns R + k + q ns. Twiddles: the
  * host's table of n-th roots (common/fft_io.h's root()); radices 8 first, then 4, 2, odd primes.
  *
@@ -22,6 +22,7 @@
  * FFT_IDX (common/fft_io.h).
  */
 #include "common/fft_io.h"
+#include "common/fft_stages.h"
 
 #define FFT_MAX_STAGES 12
 /* Local index of element i: even lengths put one pad slot after every 16 complex values, so a
@@ -38,50 +39,6 @@
 #if FFT_STAGES < 1 || FFT_STAGES > FFT_MAX_STAGES
 #error "FFT_STAGES must be 1 .. 12"
 #endif
-
-/* Multiply by dir * i (a quarter turn in the transform's direction). */
-static inline float2 quarter(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
-
-/* The R-point DFT of v in place for R = 2, 4 and 8 (two radix-4 halves joined by the 8th roots).
- * No unroll pragmas here or in local_stage: R is a constant only once they are inlined, and a
- * pragma'd loop optimised before that (runtime-unrolled, then marked done) kept v in scratch
- * memory on gfx902; after inlining the loops have constant trip counts and unroll by themselves. */
-static inline __attribute__((always_inline)) void dft_even(const int R, float2 *v, float dir)
-{
-    if (R == 2) {
-        const float2 a = v[0];
-        v[0] = a + v[1];
-        v[1] = a - v[1];
-    } else if (R == 4 || R == 8) {
-        float2 o[8];
-        for (int h = 0; h < R / 4; h++) { /* DFT-4 of inputs h, h + R/4 .. (R = 8: the even, odd) */
-            const int s = R / 4;
-            const float2 a = v[h] + v[h + 2 * s], c = v[h] - v[h + 2 * s];
-            const float2 b = v[h + s] + v[h + 3 * s], d = quarter(v[h + s] - v[h + 3 * s], dir);
-            o[4 * h] = a + b;
-            o[4 * h + 1] = c + d;
-            o[4 * h + 2] = a - b;
-            o[4 * h + 3] = c - d;
-        }
-        if (R == 4) {
-            for (int q = 0; q < 4; q++)
-                v[q] = o[q];
-        } else {
-            const float h = 0.70710678118654752f; /* the 8th roots: (1 + dir i) / sqrt 2, ... */
-            const float2 t0 = o[4], t1 = h * (float2)(o[5].x - dir * o[5].y, o[5].y + dir * o[5].x);
-            const float2 t2 = quarter(o[6], dir);
-            const float2 t3 = h * (float2)(-o[7].x - dir * o[7].y, -o[7].y + dir * o[7].x);
-            v[0] = o[0] + t0;
-            v[4] = o[0] - t0;
-            v[1] = o[1] + t1;
-            v[5] = o[1] - t1;
-            v[2] = o[2] + t2;
-            v[6] = o[2] - t2;
-            v[3] = o[3] + t3;
-            v[7] = o[3] - t3;
-        }
-    }
-}
 
 /* One stage for the group's T transforms, local buffer `in` to local buffer `out`. R and ns are
  * constants after inlining. Odd R > 2: inputs r and R - r have conjugate roots, so with
@@ -159,54 +116,6 @@ local_stage(const int R, const int ns, const int first, const int last, local co
     }
 }
 #undef PUT
-
-#ifndef FFT_R1
-#define FFT_R1 1
-#endif
-#ifndef FFT_R2
-#define FFT_R2 1
-#endif
-#ifndef FFT_R3
-#define FFT_R3 1
-#endif
-#ifndef FFT_R4
-#define FFT_R4 1
-#endif
-#ifndef FFT_R5
-#define FFT_R5 1
-#endif
-#ifndef FFT_R6
-#define FFT_R6 1
-#endif
-#ifndef FFT_R7
-#define FFT_R7 1
-#endif
-#ifndef FFT_R8
-#define FFT_R8 1
-#endif
-#ifndef FFT_R9
-#define FFT_R9 1
-#endif
-#ifndef FFT_R10
-#define FFT_R10 1
-#endif
-#ifndef FFT_R11
-#define FFT_R11 1
-#endif
-
-/* span of stage S: the product of the radices before it */
-#define NS0 1
-#define NS1 (NS0 * FFT_R0)
-#define NS2 (NS1 * FFT_R1)
-#define NS3 (NS2 * FFT_R2)
-#define NS4 (NS3 * FFT_R3)
-#define NS5 (NS4 * FFT_R4)
-#define NS6 (NS5 * FFT_R5)
-#define NS7 (NS6 * FFT_R6)
-#define NS8 (NS7 * FFT_R7)
-#define NS9 (NS8 * FFT_R8)
-#define NS10 (NS9 * FFT_R9)
-#define NS11 (NS10 * FFT_R10)
 
 /* Stage S reads buffer S % 2 (b for even, a for odd) and writes the other; stage 0 reads global
  * memory instead, and the last writes it (not when it is also the first: in place, an item would

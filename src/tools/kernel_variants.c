@@ -343,15 +343,20 @@ static clt_status attention_variants(clt_context *ctx, int cpu, clt__variant_use
 static clt_status fft_variants(clt_context *ctx, int cpu, clt__variant_use use, clt__variant_list *l)
 {
     static const int radices[] = {0, 2, 3, 4, 5, 7};
-    /* fft_local is built per length at plan time; these stand for the rest (the bench suite's
-     * batched lengths: radices 2, 4, 5, 17 and 3) */
-    static const int64_t local_lengths[] = {64, 85, 1000, 1536, 2048};
+    /* fft_local and fft_wide are built per length at plan time; these stand for the rest (the bench
+     * suite's batched lengths: radices 2, 4, 5, 17 and 3; 4096 and 8192 fft_wide's one and two
+     * rounds, compile-only where the profile keeps them on the stage kernels) */
+    static const int64_t local_lengths[] = {64, 85, 1000, 1536, 2048, 4096, 8192};
     clt_status st = CLT_SUCCESS;
-    for (int i = 0; i < 5 && !st && !cpu; i++)
+    for (int i = 0; i < 7 && !st && !cpu; i++)
         for (int idx32 = 0; idx32 < 2 && !st; idx32++) {
             char opts[256];
-            if (clt__fft_local_variant(ctx, local_lengths[i], idx32, opts, sizeof opts))
-                st = add(l, use, "fft_local", opts, 256, NULL);
+            int wg;
+            const char *kernel = clt__fft_local_variant(ctx, local_lengths[i], idx32, opts, sizeof opts, &wg);
+            if (kernel)
+                st = add(l, use, kernel, opts, wg, NULL);
+            else if ((kernel = clt__fft_wide_variant(ctx, local_lengths[i], idx32, opts, sizeof opts, &wg)))
+                st = add(l, CLT__VARIANT_COMPILE_ONLY, kernel, opts, wg, NULL);
         }
     for (int idx32 = 0; idx32 < 2 && cpu && !st; idx32++)
         st = add(l, use, "fft_rows", idx32 ? "-DFFT_IDX=int" : "-DFFT_IDX=long", 0, NULL);

@@ -293,6 +293,62 @@ START_TEST(test_local_path)
 }
 END_TEST
 
+/* fft_wide (lengths past fft_local's buffers, one transform a group, registers between stages):
+ * its default shapes need 512-1024 items a group, so on the gfx902 profile (256) the lengths keep
+ * the stage kernels unless CLT_FFT_LOCAL_WG asks for 256 items, which lifts the register cap: then
+ * 4096 exchanges complex values in one round (radices 8 8 8 8), 8192 floats in two (its 69 KiB of
+ * complex values exceed 64 KiB), and so does 4096 with CLT_FFT_WIDE_SPLIT=1; 2310 = 2 3 5 7 11
+ * takes odd radices and uneven shares; R2C / C2R, an input view, in place (inverse) and a strided
+ * column axis; 16384 (its float buffer past 64 KiB) never runs it. */
+START_TEST(test_wide_path)
+{
+    clt_context *ctx = tu_profiled_context();
+    static const struct {
+        clt_fft_kind kind;
+        int rank;
+        int64_t n[2];
+        int split;
+        int wide; /* 1: fft_wide must run (GPU-style profiles) */
+    } cases[] = {{CLT_FFT_C2C, 1, {4096}, 0, 1}, {CLT_FFT_C2C, 1, {4096}, 1, 1},
+                 {CLT_FFT_C2C, 1, {8192}, 0, 1}, {CLT_FFT_C2C, 1, {2310}, 0, 1},
+                 {CLT_FFT_R2C, 1, {8192}, 0, 1}, {CLT_FFT_C2R, 1, {8192}, 0, 1},
+                 {CLT_FFT_C2C, 2, {4096, 3}, 0, 1}, {CLT_FFT_C2C, 1, {16384}, 0, 0}};
+    const int gpu = !clt__cpu_style(ctx);
+    for (int asked = 0; asked < 2; asked++)
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            if (asked)
+                ck_assert(setenv("CLT_FFT_LOCAL_WG", "256", 1) == 0);
+            if (cases[i].split)
+                ck_assert(setenv("CLT_FFT_WIDE_SPLIT", "1", 1) == 0);
+            fft_case c = {.kind = cases[i].kind, .dir = cases[i].kind == CLT_FFT_C2R ? 1 : -1,
+                          .rank = cases[i].rank, .batch = cases[i].n[0] > 4096 ? 1 : 3};
+            memcpy(c.n, cases[i].n, sizeof c.n);
+            const uint64_t before = tu_launches(ctx, NULL, "fft_wide");
+            run_case(ctx, &c);
+            /* the reference is a direct DFT: the variations on the shorter lengths only */
+            if (c.n[0] <= 4096 && c.rank == 1) {
+                c.in_offset = 3;
+                run_case(ctx, &c);
+                c.in_offset = 0;
+                c.in_place = c.kind == CLT_FFT_C2C;
+                c.dir = c.kind == CLT_FFT_C2C ? 1 : c.dir;
+                run_case(ctx, &c);
+            }
+            const int ran = tu_launches(ctx, NULL, "fft_wide") > before;
+            unsetenv("CLT_FFT_LOCAL_WG");
+            unsetenv("CLT_FFT_WIDE_SPLIT");
+            /* without the knob: GPU profiles of 1024-item groups (an H100) run it, gfx902 not */
+            clt_context_limits lim;
+            TU_OK(clt_context_get_limits(ctx, &lim));
+            const int expect = gpu && cases[i].wide && (asked || lim.max_work_group_size >= 1024);
+            ck_assert_msg(ran == expect, "n %lld kind %d (CLT_FFT_LOCAL_WG %s): fft_wide %s",
+                          (long long)c.n[0], (int)c.kind, asked ? "256" : "unset",
+                          ran ? "ran" : "did not run");
+        }
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(test_r2c_c2r_1d)
 {
     clt_context *ctx = tu_context();
@@ -772,6 +828,7 @@ Suite *fft_suite(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_c2c_1d);
     tcase_add_test(tc, test_local_path);
+    tcase_add_test(tc, test_wide_path);
     tcase_add_test(tc, test_r2c_c2r_1d);
     tcase_add_test(tc, test_multi_dim);
     tcase_add_test(tc, test_column_lanes);

@@ -19,6 +19,7 @@
 
 #define FFT_FAMILY "fft_stockham"
 #define FFT_LOCAL_FAMILY "fft_local"
+#define FFT_WIDE_FAMILY "fft_wide"
 #define FFT_ROWS_FAMILY "fft_rows"
 #define FFT_SLOT 6
 #define MAX_STAGES 64
@@ -390,12 +391,19 @@ static size_t local_bytes(int64_t values)
     return (size_t)(values + values / 16 + 1) * 2 * 8;
 }
 
+/* Whether passes may run in one launch (fft_local, fft_wide) on ctx: GPU-style devices, unless
+ * CLT_FFT_LOCAL=0. */
+static int one_launch_allowed(const clt_context *ctx)
+{
+    const char *env = getenv("CLT_FFT_LOCAL");
+    return !(env && !strcmp(env, "0")) && !clt__cpu_style(ctx);
+}
+
 /* Transforms per group of pass p's fft_local within ctx's local memory budget, or 0 when the
  * pass cannot use it (or, with `running`, when ctx runs CPU-style kernels or CLT_FFT_LOCAL=0). */
 static int local_transforms(const clt_context *ctx, const ours_pass *p, int running)
 {
-    const char *env = getenv("CLT_FFT_LOCAL");
-    if (running && ((env && !strcmp(env, "0")) || clt__cpu_style(ctx)))
+    if (running && !one_launch_allowed(ctx))
         return 0;
     int64_t cap = LOCAL_CAP;
     while (cap > 1 && local_bytes(cap) > ctx->limits.local_mem_budget)
@@ -429,33 +437,140 @@ static void local_options(int64_t n, int T, int wg, int idx32, char *options, si
         snprintf(options + len, size - (size_t)len, " -DFFT_MAXR=%d", maxr);
 }
 
-/* Pass p's fft_local kernel (*k = NULL when the pass keeps the stage kernels). */
-static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, int *T, cl_kernel *k)
+/* fft_wide (cl_kernels/fft/fft_wide.cl): a pass too long for fft_local's two buffers whose radices
+ * are at most LOCAL_MAXR: one transform per group, its values in registers between stages,
+ * exchanged through one local buffer of complex values or, where that exceeds the device's local
+ * budget (8192 in 48 KiB), of floats in two rounds (FFT_SPLIT); a length whose float buffer
+ * exceeds the budget (16384 and up) keeps the stage kernels.
+ * Items: the smallest power of two from WIDE_WG up that leaves an item at most WIDE_PER_ITEM
+ * values (4096: 512, 8192: 1024). A group of fewer than WIDE_WG items, where the device's limit is
+ * smaller, or an item holding more than WIDE_MAX_E values (an odd radix's uneven share), keeps the
+ * stage kernels: on gfx902 a 256-item group lets the compiler take 167 VGPRs (one wave a SIMD) for
+ * 4096. A/B runs: CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for
+ * that shape), CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit. */
+#define WIDE_WG 512
+#define WIDE_PER_ITEM 8
+#define WIDE_MAX_E 16
+
+/* How a pass runs in one launch: its kernel (fft_local or fft_wide, each its family's name), the
+ * transforms per group, the group size and the build options. */
+typedef struct one_launch {
+    const char *kernel;
+    int T, wg;
+    char options[256];
+} one_launch;
+
+/* fft_wide's local buffer for n values of `bytes` each (fft_wide.cl's PADI(n) + 1 slots). */
+static size_t wide_bytes(int64_t n, size_t bytes)
+{
+    return (size_t)(n + n / 16 + 1) * bytes;
+}
+
+/* fft_wide for length n with wg items a group into *L, its build options for a local budget of
+ * `budget` bytes; the values an item holds (FFT_E), 0 when fft_wide cannot take n at all. */
+static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int idx32, one_launch *L)
+{
+    int radix[MAX_STAGES], stages = local_factor(n, radix);
+    if (stages < 2 || stages > LOCAL_MAX_STAGES || wide_bytes(n, 4) > budget)
+        return 0;
+    int64_t E = 0;
+    for (int j = 0; j < stages; j++) {
+        if (radix[j] > LOCAL_MAXR)
+            return 0;
+        int64_t e = (n / radix[j] + wg - 1) / wg * radix[j];
+        E = e > E ? e : E;
+    }
+    split = split || wide_bytes(n, 8) > budget;
+    L->kernel = FFT_WIDE_FAMILY;
+    L->T = 1;
+    L->wg = wg;
+    local_options(n, 1, wg, idx32, L->options, sizeof L->options);
+    size_t len = strlen(L->options);
+    snprintf(L->options + len, sizeof L->options - len, " -DFFT_E=%lld -DFFT_SPLIT=%d", (long long)E,
+             split);
+    return E;
+}
+
+/* fft_wide's default group size for length n. */
+static int wide_wg(int64_t n)
+{
+    int wg = WIDE_WG;
+    while (wg < 1024 && n > (int64_t)wg * WIDE_PER_ITEM)
+        wg *= 2;
+    return wg;
+}
+
+/* fft_wide's shape for pass p on ctx into *L; 0 when it does not serve p. */
+static int wide_shape(const clt_context *ctx, const ours_pass *p, int running, int idx32, one_launch *L)
+{
+    if ((running && !one_launch_allowed(ctx)) || local_transforms(ctx, p, 0))
+        return 0;
+    int asked = running ? local_knob("CLT_FFT_LOCAL_WG", 32, 1024) : 0;
+    asked = asked & (asked - 1) ? 0 : asked;
+    int wg = asked ? asked : wide_wg(p->n);
+    if ((uint64_t)wg > ctx->limits.max_work_group_size)
+        return 0;
+    const char *env = running ? getenv("CLT_FFT_WIDE_SPLIT") : NULL;
+    int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), idx32, L);
+    return E > 0 && (asked || E <= WIDE_MAX_E);
+}
+
+/* Whether pass p runs in one launch (fft_local, else fft_wide), and how, into *L. */
+static int one_launch_shape(const clt_context *ctx, const ours_pass *p, int running, int idx32,
+                            one_launch *L)
+{
+    int T = local_transforms(ctx, p, running);
+    if (T) {
+        L->kernel = FFT_LOCAL_FAMILY;
+        L->T = T;
+        L->wg = running ? local_wg() : LOCAL_WG;
+        local_options(p->n, T, L->wg, idx32, L->options, sizeof L->options);
+        return 1;
+    }
+    return wide_shape(ctx, p, running, idx32, L);
+}
+
+/* Pass p's one-launch kernel (*k = NULL when the pass keeps the stage kernels). */
+static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, one_launch *L, cl_kernel *k)
 {
     *k = NULL;
-    *T = local_transforms(ctx, p, 1);
-    if (*T == 0)
+    if (!one_launch_shape(ctx, p, 1, idx32, L))
         return CLT_SUCCESS;
-    char options[256];
-    local_options(p->n, *T, local_wg(), idx32, options, sizeof options);
-    clt_status st = clt__kernel_get(ctx, FFT_LOCAL_FAMILY, options, "fft_local", k);
-    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < (size_t)local_wg())
+    clt_status st = clt__kernel_get(ctx, L->kernel, L->options, L->kernel, k);
+    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < (size_t)L->wg)
         *k = NULL; /* registers: the device runs fewer items of it per group */
     return st;
 }
 
-int clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size)
+const char *clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
+                                   int *wg)
 {
     ours_pass p;
     memset(&p, 0, sizeof p);
     p.n = n;
-    int T = local_transforms(ctx, &p, 0);
-    if (T)
-        local_options(n, T, LOCAL_WG, idx32, options, size);
-    return T > 0;
+    one_launch L;
+    if (!one_launch_shape(ctx, &p, 0, idx32, &L))
+        return NULL;
+    snprintf(options, size, "%s", L.options);
+    *wg = L.wg;
+    return L.kernel;
 }
 
-static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src, cl_long8 src_lay,
+const char *clt__fft_wide_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
+                                  int *wg)
+{
+    one_launch L;
+    int w = wide_wg(n);
+    while ((uint64_t)w > ctx->limits.max_work_group_size && w > 32)
+        w /= 2;
+    if (!wide_build(n, w, ctx->limits.local_mem_budget, 0, idx32, &L))
+        return NULL;
+    snprintf(options, size, "%s", L.options);
+    *wg = L.wg;
+    return L.kernel;
+}
+
+static clt_status launch_local(clt_context *ctx, cl_kernel k, const one_launch *L, cl_mem src, cl_long8 src_lay,
                                cl_mem dst, cl_long8 dst_lay, cl_mem tw, int64_t batch, float dir,
                                float scale, const char *who)
 {
@@ -466,11 +581,11 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, int T, cl_mem src,
         (st = clt__set_arg(ctx, k, 6, sizeof dir, &dir, who)) ||
         (st = clt__set_arg(ctx, k, 7, sizeof scale, &scale, who)))
         return st;
-    uint64_t groups = ((uint64_t)batch + (uint64_t)T - 1) / (uint64_t)T;
+    uint64_t groups = ((uint64_t)batch + (uint64_t)L->T - 1) / (uint64_t)L->T;
     uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * LOCAL_GROUPS_PER_CU;
     if (cap && groups > cap)
         groups = cap;
-    size_t local = (size_t)local_wg(), global = (size_t)groups * local;
+    size_t local = (size_t)L->wg, global = (size_t)groups * local;
     return clt__enqueue_kernel(ctx, k, 1, &global, &local, who);
 }
 
@@ -482,9 +597,9 @@ static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx
     if (rows)
         return rows_kernel(ctx, idx32, &k);
     for (int i = 0; i < s->npasses; i++) {
-        int T;
+        one_launch L;
         cl_kernel kl;
-        clt_status st = local_kernel(ctx, &s->pass[i], idx32, &T, &kl);
+        clt_status st = local_kernel(ctx, &s->pass[i], idx32, &L, &kl);
         if (st != CLT_SUCCESS)
             return st;
         if (kl)
@@ -539,12 +654,12 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
                 return st;
             continue;
         }
-        int T;
+        one_launch L;
         cl_kernel kl;
-        if ((st = local_kernel(ctx, p, idx32, &T, &kl)) != CLT_SUCCESS)
+        if ((st = local_kernel(ctx, p, idx32, &L, &kl)) != CLT_SUCCESS)
             return st;
         if (kl) {
-            st = launch_local(ctx, kl, T, src, to_long8(p->src_lay, src_off), dst,
+            st = launch_local(ctx, kl, &L, src, to_long8(p->src_lay, src_off), dst,
                               to_long8(p->dst_lay, dst_off), p->twiddles, p->batch, dir,
                               p->last ? (float)plan->scale : 1.0f, who);
             if (st != CLT_SUCCESS)

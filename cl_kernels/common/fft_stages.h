@@ -1,0 +1,131 @@
+/* The stage arithmetic shared by fft_local.cl and fft_wide.cl: the even butterflies, the odd one
+ * by conjugate pairs into an output array, and the spans of a plan's stages from its -D radices
+ * FFT_R0 .. FFT_R11 (1 past the last stage).
+ * Included after common/fft_io.h. */
+#ifndef CLT_COMMON_FFT_STAGES_H
+#define CLT_COMMON_FFT_STAGES_H
+
+/* Multiply by dir * i (a quarter turn in the transform's direction). */
+static inline float2 quarter(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
+
+/* The R-point DFT of v in place for R = 2, 4 and 8 (two radix-4 halves joined by the 8th roots).
+ * No unroll pragmas here or in local_stage: R is a constant only once they are inlined, and a
+ * pragma'd loop optimised before that (runtime-unrolled, then marked done) kept v in scratch
+ * memory on gfx902; after inlining the loops have constant trip counts and unroll by themselves. */
+static inline __attribute__((always_inline)) void dft_even(const int R, float2 *v, float dir)
+{
+    if (R == 2) {
+        const float2 a = v[0];
+        v[0] = a + v[1];
+        v[1] = a - v[1];
+    } else if (R == 4 || R == 8) {
+        float2 o[8];
+        for (int h = 0; h < R / 4; h++) { /* DFT-4 of inputs h, h + R/4 .. (R = 8: the even, odd) */
+            const int s = R / 4;
+            const float2 a = v[h] + v[h + 2 * s], c = v[h] - v[h + 2 * s];
+            const float2 b = v[h + s] + v[h + 3 * s], d = quarter(v[h + s] - v[h + 3 * s], dir);
+            o[4 * h] = a + b;
+            o[4 * h + 1] = c + d;
+            o[4 * h + 2] = a - b;
+            o[4 * h + 3] = c - d;
+        }
+        if (R == 4) {
+            for (int q = 0; q < 4; q++)
+                v[q] = o[q];
+        } else {
+            const float h = 0.70710678118654752f; /* the 8th roots: (1 + dir i) / sqrt 2, ... */
+            const float2 t0 = o[4], t1 = h * (float2)(o[5].x - dir * o[5].y, o[5].y + dir * o[5].x);
+            const float2 t2 = quarter(o[6], dir);
+            const float2 t3 = h * (float2)(-o[7].x - dir * o[7].y, -o[7].y + dir * o[7].x);
+            v[0] = o[0] + t0;
+            v[4] = o[0] - t0;
+            v[1] = o[1] + t1;
+            v[5] = o[1] - t1;
+            v[2] = o[2] + t2;
+            v[6] = o[2] - t2;
+            v[3] = o[3] + t3;
+            v[7] = o[3] - t3;
+        }
+    }
+}
+
+/* The R-point DFT of v for odd R > 2 into out[0 .. R-1] (v is changed): inputs r and R - r have
+ * conjugate roots, so with s = v_r + v_(R-r) and d = v_r - v_(R-r) (kept in v's slots r and R - r),
+ * output q is v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output R - q the same with - i. w: W^e
+ * for e <= R / 2, with the transform's direction. fft_local.cl's stage makes the same sums but
+ * writes each output as it is made: through an output array its 85 = 5 x 17 took 97 VGPRs on
+ * gfx902 instead of 88. */
+static inline __attribute__((always_inline)) void dft_odd(const int R, float2 *v, const float2 *w,
+                                                         float2 *out)
+{
+    float2 x0 = v[0];
+    for (int r = 1; r <= R / 2; r++) {
+        const float2 a = v[r], b = v[R - r];
+        v[r] = a + b;
+        v[R - r] = a - b;
+        x0 += v[r];
+    }
+    out[0] = x0;
+    for (int q = 1; q <= R / 2; q++) {
+        float2 a = v[0], b = (float2)(0.0f, 0.0f);
+        for (int r = 1; r <= R / 2; r++) {
+            const int e = (r * q) % R;
+            const float2 wr = e <= R / 2 ? w[e] : (float2)(w[R - e].x, -w[R - e].y);
+            a += v[r] * wr.x;
+            b += v[R - r] * wr.y;
+        }
+        const float2 ib = (float2)(-b.y, b.x); /* i b (w carries dir) */
+        out[q] = a + ib;
+        out[R - q] = a - ib;
+    }
+}
+
+#ifndef FFT_R1
+#define FFT_R1 1
+#endif
+#ifndef FFT_R2
+#define FFT_R2 1
+#endif
+#ifndef FFT_R3
+#define FFT_R3 1
+#endif
+#ifndef FFT_R4
+#define FFT_R4 1
+#endif
+#ifndef FFT_R5
+#define FFT_R5 1
+#endif
+#ifndef FFT_R6
+#define FFT_R6 1
+#endif
+#ifndef FFT_R7
+#define FFT_R7 1
+#endif
+#ifndef FFT_R8
+#define FFT_R8 1
+#endif
+#ifndef FFT_R9
+#define FFT_R9 1
+#endif
+#ifndef FFT_R10
+#define FFT_R10 1
+#endif
+#ifndef FFT_R11
+#define FFT_R11 1
+#endif
+
+/* span of stage S: the product of the radices before it */
+#define NS0 1
+#define NS1 (NS0 * FFT_R0)
+#define NS2 (NS1 * FFT_R1)
+#define NS3 (NS2 * FFT_R2)
+#define NS4 (NS3 * FFT_R3)
+#define NS5 (NS4 * FFT_R4)
+#define NS6 (NS5 * FFT_R5)
+#define NS7 (NS6 * FFT_R6)
+#define NS8 (NS7 * FFT_R7)
+#define NS9 (NS8 * FFT_R8)
+#define NS10 (NS9 * FFT_R9)
+#define NS11 (NS10 * FFT_R10)
+
+#endif
