@@ -1,6 +1,6 @@
 /* The stage arithmetic shared by fft_local.cl and fft_wide.cl: the even butterflies, the odd one
- * by conjugate pairs into an output array, and the spans of a plan's stages from its -D radices
- * FFT_R0 .. FFT_R11 (1 past the last stage).
+ * by conjugate pairs (each output handed on as it is made), and the spans of a plan's stages from
+ * its -D radices FFT_R0 .. FFT_R11 (1 past the last stage).
  * Included after common/fft_io.h. */
 #ifndef CLT_COMMON_FFT_STAGES_H
 #define CLT_COMMON_FFT_STAGES_H
@@ -49,36 +49,36 @@ static inline __attribute__((always_inline)) void dft_even(const int R, float2 *
     }
 }
 
-/* The R-point DFT of v for odd R > 2 into out[0 .. R-1] (v is changed): inputs r and R - r have
- * conjugate roots, so with s = v_r + v_(R-r) and d = v_r - v_(R-r) (kept in v's slots r and R - r),
- * output q is v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output R - q the same with - i. w: W^e
- * for e <= R / 2, with the transform's direction. fft_local.cl's stage makes the same sums but
- * writes each output as it is made: through an output array its 85 = 5 x 17 took 97 VGPRs on
- * gfx902 instead of 88. */
-static inline __attribute__((always_inline)) void dft_odd(const int R, float2 *v, const float2 *w,
-                                                         float2 *out)
-{
-    float2 x0 = v[0];
-    for (int r = 1; r <= R / 2; r++) {
-        const float2 a = v[r], b = v[R - r];
-        v[r] = a + b;
-        v[R - r] = a - b;
-        x0 += v[r];
-    }
-    out[0] = x0;
-    for (int q = 1; q <= R / 2; q++) {
-        float2 a = v[0], b = (float2)(0.0f, 0.0f);
-        for (int r = 1; r <= R / 2; r++) {
-            const int e = (r * q) % R;
-            const float2 wr = e <= R / 2 ? w[e] : (float2)(w[R - e].x, -w[R - e].y);
-            a += v[r] * wr.x;
-            b += v[R - r] * wr.y;
-        }
-        const float2 ib = (float2)(-b.y, b.x); /* i b (w carries dir) */
-        out[q] = a + ib;
-        out[R - q] = a - ib;
-    }
-}
+/* The R-point DFT of v for odd R > 2 (v is changed), each output q handed to EMIT(q, value) as it
+ * is made: inputs r and R - r have conjugate roots, so with s = v_r + v_(R-r) and d = v_r - v_(R-r)
+ * (kept in v's slots r and R - r), output q is v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output
+ * R - q the same with - i: a quarter of the direct sum's multiplications. w: W^e for e <= R / 2,
+ * with the transform's direction (W^(R - e) is their conjugate). A macro, not a function with an
+ * output array, so that fft_local.cl can write each output to local memory as it is made: through
+ * an array its 85 = 5 x 17 took 97 VGPRs on gfx902 instead of 88. */
+#define DFT_ODD(R, v, w, EMIT)                                                                     \
+    do {                                                                                           \
+        float2 x0_ = (v)[0];                                                                       \
+        for (int r_ = 1; r_ <= (R) / 2; r_++) {                                                    \
+            const float2 a_ = (v)[r_], b_ = (v)[(R) - r_];                                         \
+            (v)[r_] = a_ + b_;                                                                     \
+            (v)[(R) - r_] = a_ - b_;                                                               \
+            x0_ += (v)[r_];                                                                        \
+        }                                                                                          \
+        EMIT(0, x0_);                                                                              \
+        for (int q_ = 1; q_ <= (R) / 2; q_++) {                                                    \
+            float2 a_ = (v)[0], b_ = (float2)(0.0f, 0.0f);                                         \
+            for (int r_ = 1; r_ <= (R) / 2; r_++) {                                                \
+                const int e_ = (r_ * q_) % (R);                                                    \
+                const float2 wr_ = e_ <= (R) / 2 ? (w)[e_] : (float2)((w)[(R) - e_].x, -(w)[(R) - e_].y); \
+                a_ += (v)[r_] * wr_.x;                                                             \
+                b_ += (v)[(R) - r_] * wr_.y;                                                       \
+            }                                                                                      \
+            const float2 ib_ = (float2)(-b_.y, b_.x); /* i b (w carries dir) */                    \
+            EMIT(q_, a_ + ib_);                                                                    \
+            EMIT((R) - q_, a_ - ib_);                                                              \
+        }                                                                                          \
+    } while (0)
 
 #ifndef FFT_R1
 #define FFT_R1 1

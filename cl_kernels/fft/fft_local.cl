@@ -41,11 +41,8 @@
 #endif
 
 /* One stage for the group's T transforms, local buffer `in` to local buffer `out`. R and ns are
- * constants after inlining. Odd R > 2: inputs r and R - r have conjugate roots, so with
- * s = v_r + v_(R-r) and d = v_r - v_(R-r) (kept in v's slots r and R - r), output q is
- * v_0 + sum s Re(W^rq) + i sum d Im(W^rq) and output R - q the same with - i: a quarter of the
- * direct sum's multiplications; the outputs go to local memory as they are made, and only the
- * roots W^e for e <= R / 2 are kept (W^(R - e) is their conjugate), to save registers. */
+ * constants after inlining. Odd R > 2 by common/fft_stages.h's DFT_ODD, its outputs going to local
+ * (or, in the last stage, global) memory as they are made. */
 static inline __attribute__((always_inline)) void
 local_stage(const int R, const int ns, const int first, const int last, local const float2 *in,
             local float2 *out, global const float *src, long8 in_lay, int flat, global float *dst,
@@ -88,26 +85,7 @@ local_stage(const int R, const int ns, const int first, const int last, local co
             out[PADI(idx + (q) * ns)] = (val);                                                     \
     } while (0)
         if (odd) {
-            float2 x0 = v[0];
-            for (int r = 1; r <= R / 2; r++) {
-                const float2 a = v[r], b = v[R - r];
-                v[r] = a + b;
-                v[R - r] = a - b;
-                x0 += v[r];
-            }
-            PUT(0, x0);
-            for (int q = 1; q <= R / 2; q++) {
-                float2 a = v[0], b = (float2)(0.0f, 0.0f);
-                for (int r = 1; r <= R / 2; r++) {
-                    const int e = (r * q) % R;
-                    const float2 wr = e <= R / 2 ? w[e] : (float2)(w[R - e].x, -w[R - e].y);
-                    a += v[r] * wr.x;
-                    b += v[R - r] * wr.y;
-                }
-                const float2 ib = (float2)(-b.y, b.x); /* i b (w carries dir) */
-                PUT(q, a + ib);
-                PUT(R - q, a - ib);
-            }
+            DFT_ODD(R, v, w, PUT);
         } else {
             dft_even(R, v, dir);
             for (int q = 0; q < R; q++)

@@ -108,7 +108,9 @@ wide_stage(const int R, const int ns, const int first, const int last, const int
             }
             if (odd) {
                 float2 y[FFT_MAXR];
-                dft_odd(R, v, w, y);
+#define TO_Y(q, val) (y[q] = (val))
+                DFT_ODD(R, v, w, TO_Y);
+#undef TO_Y
                 for (int q = 0; q < R; q++)
                     v[q] = y[q];
             } else {
