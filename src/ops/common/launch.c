@@ -36,6 +36,16 @@ size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel)
     return limit;
 }
 
+int clt__kernel_runs_group(clt_context *ctx, cl_kernel kernel, size_t group)
+{
+    size_t reqd[3] = {0, 0, 0};
+    if (clGetKernelWorkGroupInfo(kernel, ctx->dev->entry->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE,
+                                 sizeof reqd, reqd, NULL) == CL_SUCCESS &&
+        reqd[0] == group && reqd[1] == 1 && reqd[2] == 1)
+        return 1;
+    return clt__kernel_work_group_limit(ctx, kernel) >= group;
+}
+
 size_t clt__group_limit(clt_context *ctx, cl_kernel kernel)
 {
     size_t lim = clt__kernel_work_group_limit(ctx, kernel);

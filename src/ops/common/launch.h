@@ -48,6 +48,12 @@ clt_status clt__rehearse_then_run(clt_context *ctx, clt__stages_fn stages, const
 /* CL_KERNEL_WORK_GROUP_SIZE of a kernel on ctx's device, cached per context (kernels live as long
  * as the context, so a pointer identifies one). */
 size_t clt__kernel_work_group_limit(clt_context *ctx, cl_kernel kernel);
+/* Whether kernel runs in groups of `group` items: its compiled group size
+ * (reqd_work_group_size) is exactly that, or its CL_KERNEL_WORK_GROUP_SIZE is at least that.
+ * NVIDIA's driver reports 256 for kernels that declare 512 or 1024 items and launch with them
+ * (H100, driver 580.159: fft_local and fft_wide at 32-108 registers), so a declared size the
+ * compiler accepted is trusted over the reported limit. */
+int clt__kernel_runs_group(clt_context *ctx, cl_kernel kernel, size_t group);
 /* The largest work-group a launch of kernel may use: its own limit, capped by the context's (the
  * gfx902 profile's 256 on any device). */
 size_t clt__group_limit(clt_context *ctx, cl_kernel kernel);

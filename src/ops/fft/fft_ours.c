@@ -447,7 +447,8 @@ static void local_options(int64_t n, int T, int wg, int idx32, char *options, si
  * smaller, or an item holding more than WIDE_MAX_E values (an odd radix's uneven share), keeps the
  * stage kernels: on gfx902 a 256-item group lets the compiler take 167 VGPRs (one wave a SIMD) for
  * 4096. A/B runs: CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for
- * that shape), CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit. */
+ * that shape), CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit, and on NVIDIA
+ * CLT_FFT_NV_MAXRREG=N caps its registers (-cl-nv-maxrregcount). */
 #define WIDE_WG 512
 #define WIDE_PER_ITEM 8
 #define WIDE_MAX_E 16
@@ -512,6 +513,11 @@ static int wide_shape(const clt_context *ctx, const ours_pass *p, int running, i
         return 0;
     const char *env = running ? getenv("CLT_FFT_WIDE_SPLIT") : NULL;
     int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), idx32, L);
+    int regs = running ? local_knob("CLT_FFT_NV_MAXRREG", 24, 255) : 0;
+    if (regs && ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA) {
+        size_t len = strlen(L->options);
+        snprintf(L->options + len, sizeof L->options - len, " -cl-nv-maxrregcount=%d", regs);
+    }
     return E > 0 && (asked || E <= WIDE_MAX_E);
 }
 
@@ -537,7 +543,7 @@ static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, 
     if (!one_launch_shape(ctx, p, 1, idx32, L))
         return CLT_SUCCESS;
     clt_status st = clt__kernel_get(ctx, L->kernel, L->options, L->kernel, k);
-    if (st == CLT_SUCCESS && clt__kernel_work_group_limit(ctx, *k) < (size_t)L->wg)
+    if (st == CLT_SUCCESS && !clt__kernel_runs_group(ctx, *k, (size_t)L->wg))
         *k = NULL; /* registers: the device runs fewer items of it per group */
     return st;
 }
