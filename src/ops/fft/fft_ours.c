@@ -328,11 +328,17 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
 /* fft_local (cl_kernels/fft/fft_local.cl): every stage of a pass in one launch, through local
  * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices (local_factor) are at
  * most LOCAL_MAXR.
- * A group holds T = LOCAL_CAP / n transforms in two local buffers of T n complex values, plus
- * fft_local.cl's padding (local_bytes: at most ~34 KiB, less where the device's budget is smaller).
+ * A group holds T transforms (LOCAL_GROUP_VALUES below) in two local buffers of T n complex values,
+ * plus fft_local.cl's padding (local_bytes: at most ~34 KiB, at LOCAL_CAP, less where the device's
+ * budget is smaller).
  * A/B runs: CLT_FFT_LOCAL=0 keeps the stage kernels, CLT_FFT_LOCAL_WG and CLT_FFT_LOCAL_T set the
  * group size and the transforms per group. */
 #define LOCAL_CAP 2048
+/* Transforms per group by default: as many as fill LOCAL_GROUP_VALUES values (one for longer
+ * lengths): half the buffers of a full group let more groups share a compute unit. H200, 512 MiB
+ * batched, us, 1024 values a group vs 2048: 64 286 vs 307, 256 276 vs 292, 512 284 vs 299, 1000
+ * 378 vs 394, 1024 346 vs 346, 85 491 vs 485; H100: 1000 396 vs 441, 85 516 vs 552. */
+#define LOCAL_GROUP_VALUES 1024
 #define LOCAL_MAXR 17
 #define LOCAL_MAX_STAGES 12
 #define LOCAL_WG 256
@@ -417,7 +423,8 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
         if (radix[j] > LOCAL_MAXR)
             return 0;
     int T = running ? local_knob("CLT_FFT_LOCAL_T", 1, cap / p->n) : 0;
-    return T ? T : (int)(cap / p->n);
+    int64_t values = cap < LOCAL_GROUP_VALUES ? cap : LOCAL_GROUP_VALUES;
+    return T ? T : (int)(p->n < values ? values / p->n : 1);
 }
 
 /* fft_local's build options for a pass of length n (T transforms per group): its radices. */
@@ -443,14 +450,15 @@ static void local_options(int64_t n, int T, int wg, int idx32, char *options, si
  * budget (8192 in 48 KiB), of floats in two rounds (FFT_SPLIT); a length whose float buffer
  * exceeds the budget (16384 and up) keeps the stage kernels.
  * Items: the smallest power of two from WIDE_WG up that leaves an item at most WIDE_PER_ITEM
- * values (4096: 512, 8192: 1024). A group of fewer than WIDE_WG items, where the device's limit is
+ * values (4096 and 8192: 512; H200, 512 MiB batched: 8192 777 us with 512 items, 965 with 1024;
+ * 4096 623 with 512, 788 with 1024; VkFFT 287 / 396, so auto keeps VkFFT first there). A group of fewer than WIDE_WG items, where the device's limit is
  * smaller, or an item holding more than WIDE_MAX_E values (an odd radix's uneven share), keeps the
  * stage kernels: on gfx902 a 256-item group lets the compiler take 167 VGPRs (one wave a SIMD) for
  * 4096. A/B runs: CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for
  * that shape), CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit, and on NVIDIA
  * CLT_FFT_NV_MAXRREG=N caps its registers (-cl-nv-maxrregcount). */
 #define WIDE_WG 512
-#define WIDE_PER_ITEM 8
+#define WIDE_PER_ITEM 16
 #define WIDE_MAX_E 16
 
 /* How a pass runs in one launch: its kernel (fft_local or fft_wide, each its family's name), the
