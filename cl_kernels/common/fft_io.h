@@ -17,6 +17,12 @@ typedef FFT_IDX idx_t;
 #define FFT_CAT(a, b) FFT_CAT2(a, b)
 typedef FFT_CAT(FFT_IDX, 4) idx4_t; /* four indices (fft_rows's four-transform lanes) */
 
+/* 0, in a form the compiler cannot fold: the mode field s7 of a layout (0..2) shifted out, masked
+ * with a loop's transform index t. Added to an item index inside a loop over transforms, it keeps
+ * the addresses made from it in the loop (kernels whose groups loop over transforms, see
+ * fft_wide.cl, otherwise hoist every stage's addresses out of the loop into registers). */
+#define LOOP_ZERO(t, lay) ((int)((t) & (idx_t)((lay).s7 >> 8)))
+
 static inline float2 c_mul(float2 a, float2 b)
 {
     return (float2)(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);

@@ -8,7 +8,19 @@
 /* Multiply by dir * i (a quarter turn in the transform's direction). */
 static inline float2 quarter(float2 a, float dir) { return (float2)(-dir * a.y, dir * a.x); }
 
-/* The R-point DFT of v in place for R = 2, 4 and 8 (two radix-4 halves joined by the 8th roots).
+/* W16^e = exp(dir 2 pi i e / 16) for a constant 0 <= e <= 9 (folded once inlined) */
+static inline __attribute__((always_inline)) float2 root16(const int e, float dir)
+{
+    const float c1 = 0.92387953251128676f, c2 = 0.70710678118654752f, c3 = 0.38268343236508977f;
+    const float re = e == 0 ? 1.0f : e == 1 ? c1 : e == 2 ? c2 : e == 3 ? c3 : e == 4 ? 0.0f
+                   : e == 6 ? -c2 : -c1; /* e = 6, 9 */
+    const float im = e == 0 ? 0.0f : e == 1 ? c3 : e == 2 ? c2 : e == 3 ? c1 : e == 4 ? 1.0f
+                   : e == 6 ? c2 : -c3;
+    return (float2)(re, dir * im);
+}
+
+/* The R-point DFT of v in place for R = 2, 4, 8 (two radix-4 halves joined by the 8th roots) and
+ * 16 (fft_wide: four DFT-4s, twists, four DFT-4s).
  * No unroll pragmas here or in local_stage: R is a constant only once they are inlined, and a
  * pragma'd loop optimised before that (runtime-unrolled, then marked done) kept v in scratch
  * memory on gfx902; after inlining the loops have constant trip counts and unroll by themselves. */
@@ -45,6 +57,26 @@ static inline __attribute__((always_inline)) void dft_even(const int R, float2 *
             v[6] = o[2] - t2;
             v[3] = o[3] + t3;
             v[7] = o[3] - t3;
+        }
+    } else if (R == 16) { /* 4 x 4: DFT-4s of the inputs h, h + 4, .., twists W16^(h k), DFT-4s */
+        float2 o[16];
+        for (int h = 0; h < 4; h++) {
+            const float2 a = v[h] + v[h + 8], cc = v[h] - v[h + 8];
+            const float2 b = v[h + 4] + v[h + 12], d = quarter(v[h + 4] - v[h + 12], dir);
+            o[4 * h] = a + b;
+            o[4 * h + 1] = cc + d;
+            o[4 * h + 2] = a - b;
+            o[4 * h + 3] = cc - d;
+            for (int k = 1; k < 4; k++) /* h = 0: W^0 = 1 */
+                o[4 * h + k] = c_mul(o[4 * h + k], root16(h * k, dir));
+        }
+        for (int k = 0; k < 4; k++) {
+            const float2 a = o[k] + o[8 + k], cc = o[k] - o[8 + k];
+            const float2 b = o[4 + k] + o[12 + k], d = quarter(o[4 + k] - o[12 + k], dir);
+            v[k] = a + b;
+            v[k + 4] = cc + d;
+            v[k + 8] = a - b;
+            v[k + 12] = cc - d;
         }
     }
 }

@@ -12,9 +12,17 @@
  * item lid's butterflies at stage s are g = lid + b LWG, b < BPI(R_s), their values at
  * x[b R_s .. b R_s + R_s - 1].
  *
+ * A group loops over transforms t, t + groups, ..; the item index the stages see depends on t
+ * (lid plus an opaque zero, LOOP_ZERO) so that the compiler keeps each stage's local and global
+ * addresses in the loop instead of hoisting all of them out of it: hoisted, 4096 took 106
+ * registers an item (one 512-item group per SM on an H100), in the loop 32 (batched 4096:
+ * 663 -> 414 us with the compile-time flat layout below, 370 with radix-16 stages).
+ *
  * -D contract (src/ops/fft/fft_ours.c wide_shape): FFT_N, FFT_STAGES (2..12), radices
- * FFT_R0 .. FFT_R11, FFT_MAXR the largest, LWG the exact group size, FFT_E the values an item
- * holds (the largest BPI(R) R over the stages), FFT_SPLIT (0 or 1), FFT_IDX; FFT_T must be 1.
+ * FFT_R0 .. FFT_R11 (2, 4, 8, 16 or odd), FFT_MAXR the largest, LWG the exact group size, FFT_E
+ * the values an item holds (the largest BPI(R) R over the stages), FFT_SPLIT (0 or 1), FFT_FLAT
+ * (1: both sides are contiguous complex transforms, in_lay / out_lay serve their offsets only),
+ * FFT_IDX; FFT_T must be 1.
  */
 #include "common/fft_io.h"
 #include "common/fft_stages.h"
@@ -22,6 +30,9 @@
 #if !defined(FFT_N) || !defined(FFT_T) || !defined(FFT_STAGES) || !defined(FFT_MAXR) ||          \
     !defined(LWG) || !defined(FFT_E) || !defined(FFT_SPLIT)
 #error "fft_wide.cl needs FFT_N, FFT_T, FFT_STAGES, FFT_MAXR, LWG, FFT_E and FFT_SPLIT"
+#endif
+#ifndef FFT_FLAT
+#define FFT_FLAT 0
 #endif
 #if FFT_STAGES < 2 || FFT_STAGES > 12 || FFT_T != 1
 #error "fft_wide.cl: FFT_STAGES must be 2 .. 12 and FFT_T 1"
@@ -59,12 +70,12 @@ wide_stage(const int R, const int ns, const int first, const int last, const int
 {
     const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R, odd = (R & 1) && R > 2;
     if (first) {
-        const idx_t gin = flat ? (idx_t)in_lay.s0 + t * FFT_N : batch_base(in_lay, t);
+        const idx_t gin = FFT_FLAT || flat ? (idx_t)in_lay.s0 + t * FFT_N : batch_base(in_lay, t);
         for (int b = 0; b < BPI(R); b++) {
             const int j = lid + b * LWG;
             if (j < m)
                 for (int r = 0; r < R; r++)
-                    x[b * R + r] = flat ? vload2(gin + j + r * m, src)
+                    x[b * R + r] = FFT_FLAT || flat ? vload2(gin + j + r * m, src)
                                         : load_elem(src, in_lay, gin, FFT_N, j + r * m);
         }
     } else {
@@ -117,9 +128,13 @@ wide_stage(const int R, const int ns, const int first, const int last, const int
                 dft_even(R, v, dir);
             }
             if (last) { /* output q at k + q ns (j < ns here): adjacent items, adjacent elements */
-                const idx_t ob = batch_base(out_lay, t);
-                for (int q = 0; q < R; q++)
-                    store_elem(dst, out_lay, ob, FFT_N, k + q * ns, v[q] * scale);
+                const idx_t ob = FFT_FLAT ? (idx_t)out_lay.s0 + t * FFT_N : batch_base(out_lay, t);
+                for (int q = 0; q < R; q++) {
+                    if (FFT_FLAT)
+                        vstore2(v[q] * scale, ob + k + q * ns, dst);
+                    else
+                        store_elem(dst, out_lay, ob, FFT_N, k + q * ns, v[q] * scale);
+                }
             }
         }
     }
@@ -128,7 +143,7 @@ wide_stage(const int R, const int ns, const int first, const int last, const int
 #define WIDE(S, P)                                                                                 \
     if (S < FFT_STAGES)                                                                            \
         wide_stage(FFT_R##S, NS##S, S == 0, S == FFT_STAGES - 1, FFT_R##P, NS##P, x, buf, src,     \
-                   in_lay, flat, dst, out_lay, scale, t, tw, dir, lid);
+                   in_lay, flat, dst, out_lay, scale, t, tw, dir, lidt);
 
 __kernel __attribute__((reqd_work_group_size(LWG, 1, 1))) void
 fft_wide(global const float *src, long8 in_lay, global float *dst, long8 out_lay,
@@ -141,6 +156,7 @@ fft_wide(global const float *src, long8 in_lay, global float *dst, long8 out_lay
     /* in place is safe: the first stage reads all of transform t before a barrier that precedes
      * the last stage's writes */
     for (idx_t t = (idx_t)get_group_id(0); t < (idx_t)batch; t += (idx_t)get_num_groups(0)) {
+        const int lidt = lid + LOOP_ZERO(t, in_lay);
         WIDE(0, 0)
         WIDE(1, 0)
         WIDE(2, 1)

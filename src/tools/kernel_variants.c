@@ -345,7 +345,7 @@ static clt_status fft_variants(clt_context *ctx, int cpu, clt__variant_use use, 
     static const int radices[] = {0, 2, 3, 4, 5, 7};
     /* fft_local and fft_wide are built per length at plan time; these stand for the rest (the bench
      * suite's batched lengths: radices 2, 4, 5, 17 and 3; 4096 and 8192 fft_wide's one and two
-     * rounds, compile-only where the profile keeps them on the stage kernels) */
+     * rounds, compile-only where the profile keeps them on the stage kernels: 8192 on gfx902) */
     static const int64_t local_lengths[] = {64, 85, 1000, 1536, 2048, 4096, 8192};
     clt_status st = CLT_SUCCESS;
     for (int i = 0; i < 7 && !st && !cpu; i++)

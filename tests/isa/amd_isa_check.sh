@@ -16,9 +16,10 @@
 # work-group size the target cannot run (reqd_work_group_size above the 256 the profile plans
 # with, or a launch size above the kernel's .max_flat_workgroup_size), and occupancy below the
 # floor of its class on gfx902 (GEMM / convolution programs, the fused MLP and the micro-tiled
-# attention kernels, whose items keep accumulators of a tile resident, and the one-launch FFT
-# (fft_local), whose items hold a butterfly of up to 17 complex values (93 VGPRs at 85 = 5 x 17),
-# 2 waves per SIMD; the others 4).
+# attention kernels, whose items keep accumulators of a tile resident, and the one-launch FFTs
+# (fft_local, fft_wide), whose items hold a butterfly of up to 17 complex values (93 VGPRs at 85 =
+# 5 x 17; fft_wide 4096: 81-85 with a generic layout, whose 34 KiB of LDS leave one group a CU
+# anyway), 2 waves per SIMD; the others 4).
 # Compile-only variants (CPU-class kernels an AMD device never selects) must build and link; their
 # resources are reported, not judged. Environment: ISA_OUT (work folder, default a temp dir kept
 # on failure; the ctests use <build>/isa), ISA_JOBS (parallel compiles, default nproc), ISA_SCOPE (full | breadth, see below),
@@ -129,7 +130,7 @@ report() {
             }
             close(dir "/" i ".log")
             p = prog[i]
-            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_backward|conv2d_winograd|mlp_fused|attention_tiled|fft_local)$/)
+            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_backward|conv2d_winograd|mlp_fused|attention_tiled|fft_local|fft_wide)$/)
             floor_occ = heavy ? 2 : 4
             for (k = 1; k <= nk; k++) {
                 fn = order[k]

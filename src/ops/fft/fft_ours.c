@@ -428,9 +428,9 @@ static int local_transforms(const clt_context *ctx, const ours_pass *p, int runn
 }
 
 /* fft_local's build options for a pass of length n (T transforms per group): its radices. */
-static void local_options(int64_t n, int T, int wg, int idx32, char *options, size_t size)
+static void radix_options(int64_t n, int T, int wg, int idx32, const int *radix, int stages,
+                          char *options, size_t size)
 {
-    int radix[MAX_STAGES], stages = local_factor(n, radix);
     int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
     for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
         r[count++] = radix[j];
@@ -444,20 +444,51 @@ static void local_options(int64_t n, int T, int wg, int idx32, char *options, si
         snprintf(options + len, size - (size_t)len, " -DFFT_MAXR=%d", maxr);
 }
 
+/* fft_local's build options for a pass of length n (T transforms per group). */
+static void local_options(int64_t n, int T, int wg, int idx32, char *options, size_t size)
+{
+    int radix[MAX_STAGES], stages = local_factor(n, radix);
+    radix_options(n, T, wg, idx32, radix, stages, options, size);
+    const char *lz = getenv("CLT_FFT_LOCAL_LOOP_ZERO");
+    if (lz && !strcmp(lz, "1")) {
+        size_t len = strlen(options);
+        snprintf(options + len, size - len, " -DFFT_LOOP_ZERO=1");
+    }
+}
+
+/* fft_wide's radices for n: 16s (each stage an exchange through local memory: 4096 in 3
+ * stages instead of 4), then local_factor's order for the rest. */
+static int wide_factor(int64_t n, int *radix)
+{
+    int count = 0;
+    while (n % 16 == 0 && count < MAX_STAGES) {
+        radix[count++] = 16;
+        n /= 16;
+    }
+    return count + local_factor(n, radix + count);
+}
+
+/* Whether a pass layout (ours_pass's src_lay / dst_lay) is contiguous complex transforms. */
+static int flat_layout(const int64_t *lay, int64_t n)
+{
+    return lay[1] == 1 && lay[2] == n && lay[5] == 1 && lay[6] == 1 && lay[7] == MODE_COMPLEX;
+}
+
 /* fft_wide (cl_kernels/fft/fft_wide.cl): a pass too long for fft_local's two buffers whose radices
  * are at most LOCAL_MAXR: one transform per group, its values in registers between stages,
  * exchanged through one local buffer of complex values or, where that exceeds the device's local
  * budget (8192 in 48 KiB), of floats in two rounds (FFT_SPLIT); a length whose float buffer
  * exceeds the budget (16384 and up) keeps the stage kernels.
- * Items: the smallest power of two from WIDE_WG up that leaves an item at most WIDE_PER_ITEM
- * values (4096 and 8192: 512; H200, 512 MiB batched: 8192 777 us with 512 items, 965 with 1024;
- * 4096 623 with 512, 788 with 1024; VkFFT 287 / 396, so auto keeps VkFFT first there). A group of fewer than WIDE_WG items, where the device's limit is
- * smaller, or an item holding more than WIDE_MAX_E values (an odd radix's uneven share), keeps the
- * stage kernels: on gfx902 a 256-item group lets the compiler take 167 VGPRs (one wave a SIMD) for
- * 4096. A/B runs: CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for
- * that shape), CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit, and on NVIDIA
- * CLT_FFT_NV_MAXRREG=N caps its registers (-cl-nv-maxrregcount). */
-#define WIDE_WG 512
+ * Radices: 16s first (wide_factor). Items: the smallest power of two from WIDE_WG up that leaves
+ * an item at most WIDE_PER_ITEM values: 4096 256, 8192 512 (one radix-16 butterfly an item a
+ * stage). H100, 512 MiB batched, us (VkFFT 359 / 430, copy ~368): 4096 663 -> 370, 8192 795 ->
+ * 469 with the item index kept in the loop (fft_wide.cl), flat layouts compiled in and radix 16.
+ * A group of fewer than WIDE_WG items, where the device's limit is smaller, or an item holding
+ * more than WIDE_MAX_E values (an odd radix's uneven share), keeps the stage kernels. A/B runs:
+ * CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for that shape),
+ * CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit (with fft_local's radices).
+ * NVIDIA's compiler ignores -cl-nv-maxrregcount here (106 registers with =64 as without). */
+#define WIDE_WG 256
 #define WIDE_PER_ITEM 16
 #define WIDE_MAX_E 16
 
@@ -477,9 +508,12 @@ static size_t wide_bytes(int64_t n, size_t bytes)
 
 /* fft_wide for length n with wg items a group into *L, its build options for a local budget of
  * `budget` bytes; the values an item holds (FFT_E), 0 when fft_wide cannot take n at all. */
-static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int idx32, one_launch *L)
+static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int flat, int idx32,
+                          one_launch *L)
 {
-    int radix[MAX_STAGES], stages = local_factor(n, radix);
+    /* a forced split keeps fft_local's radices: POCL 3.1 fails an assertion building 4096 in
+     * radix-16 stages with two rounds (ParallelRegion::Verify), a shape no default takes */
+    int radix[MAX_STAGES], stages = split ? local_factor(n, radix) : wide_factor(n, radix);
     if (stages < 2 || stages > LOCAL_MAX_STAGES || wide_bytes(n, 4) > budget)
         return 0;
     int64_t E = 0;
@@ -493,14 +527,15 @@ static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int idx
     L->kernel = FFT_WIDE_FAMILY;
     L->T = 1;
     L->wg = wg;
-    local_options(n, 1, wg, idx32, L->options, sizeof L->options);
+    radix_options(n, 1, wg, idx32, radix, stages, L->options, sizeof L->options);
     size_t len = strlen(L->options);
-    snprintf(L->options + len, sizeof L->options - len, " -DFFT_E=%lld -DFFT_SPLIT=%d", (long long)E,
-             split);
+    snprintf(L->options + len, sizeof L->options - len, " -DFFT_E=%lld -DFFT_SPLIT=%d -DFFT_FLAT=%d",
+             (long long)E, split, flat);
     return E;
 }
 
-/* fft_wide's default group size for length n. */
+/* fft_wide's default group size for length n: the smallest power of two from WIDE_WG up that
+ * leaves an item at most WIDE_PER_ITEM values (one radix-16 butterfly a stage for 4096 and 8192). */
 static int wide_wg(int64_t n)
 {
     int wg = WIDE_WG;
@@ -520,12 +555,9 @@ static int wide_shape(const clt_context *ctx, const ours_pass *p, int running, i
     if ((uint64_t)wg > ctx->limits.max_work_group_size)
         return 0;
     const char *env = running ? getenv("CLT_FFT_WIDE_SPLIT") : NULL;
-    int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), idx32, L);
-    int regs = running ? local_knob("CLT_FFT_NV_MAXRREG", 24, 255) : 0;
-    if (regs && ctx->dev->entry->info.vendor == CLT_VENDOR_NVIDIA) {
-        size_t len = strlen(L->options);
-        snprintf(L->options + len, sizeof L->options - len, " -cl-nv-maxrregcount=%d", regs);
-    }
+    int flat = flat_layout(p->src_lay, p->n) && flat_layout(p->dst_lay, p->n);
+    int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), flat,
+                           idx32, L);
     return E > 0 && (asked || E <= WIDE_MAX_E);
 }
 
@@ -577,7 +609,7 @@ const char *clt__fft_wide_variant(const clt_context *ctx, int64_t n, int idx32, 
     int w = wide_wg(n);
     while ((uint64_t)w > ctx->limits.max_work_group_size && w > 32)
         w /= 2;
-    if (!wide_build(n, w, ctx->limits.local_mem_budget, 0, idx32, &L))
+    if (!wide_build(n, w, ctx->limits.local_mem_budget, 0, 0, idx32, &L))
         return NULL;
     snprintf(options, size, "%s", L.options);
     *wg = L.wg;
@@ -597,6 +629,9 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, const one_launch *
         return st;
     uint64_t groups = ((uint64_t)batch + (uint64_t)L->T - 1) / (uint64_t)L->T;
     uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * LOCAL_GROUPS_PER_CU;
+    int most = local_knob("CLT_FFT_MAX_GROUPS", 1, 1 << 30); /* tests: groups loop over transforms */
+    if (most)
+        cap = (uint64_t)most;
     if (cap && groups > cap)
         groups = cap;
     size_t local = (size_t)L->wg, global = (size_t)groups * local;
