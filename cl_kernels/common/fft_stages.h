@@ -19,8 +19,44 @@ static inline __attribute__((always_inline)) float2 root16(const int e, float di
     return (float2)(re, dir * im);
 }
 
+/* W32^k = exp(dir 2 pi i k / 32) for a constant 0 <= k < 16 (folded once inlined) */
+static inline __attribute__((always_inline)) float2 root32(const int k, float dir)
+{
+    const float c[16] = {1.0f, 0.98078528040323044f, 0.92387953251128676f, 0.83146961230254524f,
+                         0.70710678118654752f, 0.55557023301960218f, 0.38268343236508977f,
+                         0.19509032201612826f, 0.0f, -0.19509032201612826f, -0.38268343236508977f,
+                         -0.55557023301960218f, -0.70710678118654752f, -0.83146961230254524f,
+                         -0.92387953251128676f, -0.98078528040323044f};
+    return (float2)(c[k], dir * c[k < 8 ? 8 - k : k - 8]); /* sin(x) = cos(x - pi / 2) */
+}
+
+/* The 16-point DFT of v in place: 4 x 4, DFT-4s of the inputs h, h + 4, .., twists W16^(h k),
+ * DFT-4s. */
+static inline __attribute__((always_inline)) void dft16(float2 *v, float dir)
+{
+    float2 o[16];
+    for (int h = 0; h < 4; h++) {
+        const float2 a = v[h] + v[h + 8], cc = v[h] - v[h + 8];
+        const float2 b = v[h + 4] + v[h + 12], d = quarter(v[h + 4] - v[h + 12], dir);
+        o[4 * h] = a + b;
+        o[4 * h + 1] = cc + d;
+        o[4 * h + 2] = a - b;
+        o[4 * h + 3] = cc - d;
+        for (int k = 1; k < 4; k++) /* h = 0: W^0 = 1 */
+            o[4 * h + k] = c_mul(o[4 * h + k], root16(h * k, dir));
+    }
+    for (int k = 0; k < 4; k++) {
+        const float2 a = o[k] + o[8 + k], cc = o[k] - o[8 + k];
+        const float2 b = o[4 + k] + o[12 + k], d = quarter(o[4 + k] - o[12 + k], dir);
+        v[k] = a + b;
+        v[k + 4] = cc + d;
+        v[k + 8] = a - b;
+        v[k + 12] = cc - d;
+    }
+}
+
 /* The R-point DFT of v in place for R = 2, 4, 8 (two radix-4 halves joined by the 8th roots) and
- * 16 (fft_wide: four DFT-4s, twists, four DFT-4s).
+ * 16 (fft_wide: four DFT-4s, twists, four DFT-4s) and 32 (two 16s).
  * No unroll pragmas here or in local_stage: R is a constant only once they are inlined, and a
  * pragma'd loop optimised before that (runtime-unrolled, then marked done) kept v in scratch
  * memory on gfx902; after inlining the loops have constant trip counts and unroll by themselves. */
@@ -58,25 +94,20 @@ static inline __attribute__((always_inline)) void dft_even(const int R, float2 *
             v[3] = o[3] + t3;
             v[7] = o[3] - t3;
         }
-    } else if (R == 16) { /* 4 x 4: DFT-4s of the inputs h, h + 4, .., twists W16^(h k), DFT-4s */
-        float2 o[16];
-        for (int h = 0; h < 4; h++) {
-            const float2 a = v[h] + v[h + 8], cc = v[h] - v[h + 8];
-            const float2 b = v[h + 4] + v[h + 12], d = quarter(v[h + 4] - v[h + 12], dir);
-            o[4 * h] = a + b;
-            o[4 * h + 1] = cc + d;
-            o[4 * h + 2] = a - b;
-            o[4 * h + 3] = cc - d;
-            for (int k = 1; k < 4; k++) /* h = 0: W^0 = 1 */
-                o[4 * h + k] = c_mul(o[4 * h + k], root16(h * k, dir));
+    } else if (R == 16) {
+        dft16(v, dir);
+    } else if (R == 32) { /* 2 x 16: DFT-16s of the even and odd inputs, joined by W32^k */
+        float2 e[16], o[16];
+        for (int r = 0; r < 16; r++) {
+            e[r] = v[2 * r];
+            o[r] = v[2 * r + 1];
         }
-        for (int k = 0; k < 4; k++) {
-            const float2 a = o[k] + o[8 + k], cc = o[k] - o[8 + k];
-            const float2 b = o[4 + k] + o[12 + k], d = quarter(o[4 + k] - o[12 + k], dir);
-            v[k] = a + b;
-            v[k + 4] = cc + d;
-            v[k + 8] = a - b;
-            v[k + 12] = cc - d;
+        dft16(e, dir);
+        dft16(o, dir);
+        for (int k = 0; k < 16; k++) {
+            const float2 t = k ? c_mul(o[k], root32(k, dir)) : o[k];
+            v[k] = e[k] + t;
+            v[k + 16] = e[k] - t;
         }
     }
 }

@@ -25,13 +25,6 @@
 #include "common/fft_stages.h"
 
 #define FFT_MAX_STAGES 12
-/* FFT_LOOP_ZERO=1 (A/B): the item index and the odd roots' indices depend on the transform loop
- * (LOOP_ZERO, see fft_wide.cl), so the compiler does not hoist them out of it into registers */
-#if defined(FFT_LOOP_ZERO) && FFT_LOOP_ZERO
-#define FFT_LZ(b0) LOOP_ZERO(b0, in_lay)
-#else
-#define FFT_LZ(b0) 0
-#endif
 /* Local index of element i: even lengths put one pad slot after every 16 complex values, so a
  * stage's strided writes (output q of butterfly j at j R + q when ns = 1: R = 8 puts a half-warp's
  * 16 values in 2 of the 16 8-byte bank pairs) spread over all of them; odd radices already stride
@@ -58,8 +51,8 @@ local_stage(const int R, const int ns, const int first, const int last, local co
     const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R, odd = (R & 1) && R > 2;
     float2 w[FFT_MAXR / 2 + 1]; /* W^e, e <= R / 2, for odd R: loaded once per stage */
     for (int e = 0; e <= R / 2; e++)
-        w[e] = odd ? root(tw, (idx_t)(e * unit + FFT_LZ(b0)), dir) : (float2)(1.0f, 0.0f);
-    for (int g = lid + FFT_LZ(b0); g < T * m; g += LWG) {
+        w[e] = odd ? root(tw, (idx_t)(e * unit), dir) : (float2)(1.0f, 0.0f);
+    for (int g = lid; g < T * m; g += LWG) {
         const int tb = g / m, j = g - tb * m, k = j % ns;
         float2 v[FFT_MAXR];
         /* twists w^(r k): loaded for r a power of two, the rest as products of two of those

@@ -17,9 +17,9 @@
 # with, or a launch size above the kernel's .max_flat_workgroup_size), and occupancy below the
 # floor of its class on gfx902 (GEMM / convolution programs, the fused MLP and the micro-tiled
 # attention kernels, whose items keep accumulators of a tile resident, and the one-launch FFTs
-# (fft_local, fft_wide), whose items hold a butterfly of up to 17 complex values (93 VGPRs at 85 =
-# 5 x 17; fft_wide 4096: 81-85 with a generic layout, whose 34 KiB of LDS leave one group a CU
-# anyway), 2 waves per SIMD; the others 4).
+# (fft_local, fft_wide), whose items hold a butterfly of up to 17 complex values, 32 in fft_wide's
+# 8192 (93 VGPRs at 85 = 5 x 17; fft_wide 4096: 81-85 with a generic layout, 8192: 121-122, whose
+# 34 KiB of LDS leave one group a CU anyway), 2 waves per SIMD; the others 4).
 # Compile-only variants (CPU-class kernels an AMD device never selects) must build and link; their
 # resources are reported, not judged. Environment: ISA_OUT (work folder, default a temp dir kept
 # on failure; the ctests use <build>/isa), ISA_JOBS (parallel compiles, default nproc), ISA_SCOPE (full | breadth, see below),

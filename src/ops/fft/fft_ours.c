@@ -449,18 +449,22 @@ static void local_options(int64_t n, int T, int wg, int idx32, char *options, si
 {
     int radix[MAX_STAGES], stages = local_factor(n, radix);
     radix_options(n, T, wg, idx32, radix, stages, options, size);
-    const char *lz = getenv("CLT_FFT_LOCAL_LOOP_ZERO");
-    if (lz && !strcmp(lz, "1")) {
-        size_t len = strlen(options);
-        snprintf(options + len, size - len, " -DFFT_LOOP_ZERO=1");
-    }
 }
 
 /* fft_wide's radices for n: 16s (each stage an exchange through local memory: 4096 in 3
- * stages instead of 4), then local_factor's order for the rest. */
+ * stages instead of 4), then local_factor's order for the rest; a power of two 2^(4k+1) starts with
+ * a 32 instead of ending on a 2 (8192: 32 16 16, not 16 16 16 2): H100, 512 MiB batched, 8192 476
+ * -> 419 us with 256 items (VkFFT 431 in the same call), where 16 16 16 2 took 476 with 512 items
+ * and 689 with 256. */
 static int wide_factor(int64_t n, int *radix)
 {
-    int count = 0;
+    int count = 0, e = 0;
+    while (e < 62 && (n >> e) % 2 == 0)
+        e++;
+    if (n == (int64_t)1 << e && e >= 9 && e % 4 == 1) {
+        radix[count++] = 32;
+        n /= 32;
+    }
     while (n % 16 == 0 && count < MAX_STAGES) {
         radix[count++] = 16;
         n /= 16;
@@ -479,12 +483,13 @@ static int flat_layout(const int64_t *lay, int64_t n)
  * exchanged through one local buffer of complex values or, where that exceeds the device's local
  * budget (8192 in 48 KiB), of floats in two rounds (FFT_SPLIT); a length whose float buffer
  * exceeds the budget (16384 and up) keeps the stage kernels.
- * Radices: 16s first (wide_factor). Items: the smallest power of two from WIDE_WG up that leaves
- * an item at most WIDE_PER_ITEM values: 4096 256, 8192 512 (one radix-16 butterfly an item a
- * stage). H100, 512 MiB batched, us (VkFFT 359 / 430, copy ~368): 4096 663 -> 370, 8192 795 ->
- * 469 with the item index kept in the loop (fft_wide.cl), flat layouts compiled in and radix 16.
+ * Radices: 16s first, 8192 as 32 16 16 (wide_factor). Items: the smallest power of two from
+ * WIDE_WG up that gives an item one butterfly of the largest radix: 256 for 4096 and 8192. H100,
+ * 512 MiB batched, us (VkFFT 359 / 431, copy ~368): 4096 663 -> 370-379, 8192 795 -> 419 with the
+ * item index kept in the loop (fft_wide.cl), flat layouts compiled in, radix 16 and 32.
  * A group of fewer than WIDE_WG items, where the device's limit is smaller, or an item holding
- * more than WIDE_MAX_E values (an odd radix's uneven share), keeps the stage kernels. A/B runs:
+ * more than WIDE_MAX_E values (an odd radix's uneven share; one butterfly of the largest radix is
+ * always allowed), keeps the stage kernels. A/B runs:
  * CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for that shape),
  * CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit (with fft_local's radices).
  * NVIDIA's compiler ignores -cl-nv-maxrregcount here (106 registers with =64 as without). */
@@ -496,7 +501,7 @@ static int flat_layout(const int64_t *lay, int64_t n)
  * transforms per group, the group size and the build options. */
 typedef struct one_launch {
     const char *kernel;
-    int T, wg;
+    int T, wg, maxr; /* maxr: fft_wide's largest radix */
     char options[256];
 } one_launch;
 
@@ -517,16 +522,19 @@ static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int fla
     if (stages < 2 || stages > LOCAL_MAX_STAGES || wide_bytes(n, 4) > budget)
         return 0;
     int64_t E = 0;
+    int maxr = 1;
     for (int j = 0; j < stages; j++) {
-        if (radix[j] > LOCAL_MAXR)
+        if (radix[j] > LOCAL_MAXR && radix[j] != 32) /* 32: wide_factor's, dft_even's */
             return 0;
         int64_t e = (n / radix[j] + wg - 1) / wg * radix[j];
         E = e > E ? e : E;
+        maxr = radix[j] > maxr ? radix[j] : maxr;
     }
     split = split || wide_bytes(n, 8) > budget;
     L->kernel = FFT_WIDE_FAMILY;
     L->T = 1;
     L->wg = wg;
+    L->maxr = maxr;
     radix_options(n, 1, wg, idx32, radix, stages, L->options, sizeof L->options);
     size_t len = strlen(L->options);
     snprintf(L->options + len, sizeof L->options - len, " -DFFT_E=%lld -DFFT_SPLIT=%d -DFFT_FLAT=%d",
@@ -535,11 +543,15 @@ static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int fla
 }
 
 /* fft_wide's default group size for length n: the smallest power of two from WIDE_WG up that
- * leaves an item at most WIDE_PER_ITEM values (one radix-16 butterfly a stage for 4096 and 8192). */
+ * gives an item one butterfly of n's largest radix (4096: 16 16 16 and 8192: 32 16 16, 256), at
+ * least WIDE_PER_ITEM values. */
 static int wide_wg(int64_t n)
 {
+    int radix[MAX_STAGES], stages = wide_factor(n, radix), per = WIDE_PER_ITEM;
+    for (int j = 0; j < stages; j++)
+        per = radix[j] > per ? radix[j] : per;
     int wg = WIDE_WG;
-    while (wg < 1024 && n > (int64_t)wg * WIDE_PER_ITEM)
+    while (wg < 1024 && n > (int64_t)wg * per)
         wg *= 2;
     return wg;
 }
@@ -558,7 +570,7 @@ static int wide_shape(const clt_context *ctx, const ours_pass *p, int running, i
     int flat = flat_layout(p->src_lay, p->n) && flat_layout(p->dst_lay, p->n);
     int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), flat,
                            idx32, L);
-    return E > 0 && (asked || E <= WIDE_MAX_E);
+    return E > 0 && (asked || E <= WIDE_MAX_E || E == L->maxr);
 }
 
 /* Whether pass p runs in one launch (fft_local, else fft_wide), and how, into *L. */
