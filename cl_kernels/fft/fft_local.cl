@@ -19,7 +19,10 @@
  * -D contract (src/ops/fft/fft_ours.c local_options): FFT_N the length, FFT_T transforms per group
  * (2 FFT_T FFT_N complex values of local memory), FFT_STAGES (1..FFT_MAX_STAGES) and radices
  * FFT_R0 .. FFT_R11 (1 past the last stage), FFT_MAXR the largest, LWG the exact group size,
- * FFT_IDX (common/fft_io.h).
+ * FFT_IDX (common/fft_io.h), FFT_COPY (optional, an A/B of CLT_FFT_LOCAL_COPY, default 0): bit 1
+ * copies the group's transforms into local memory before the first stage (one contiguous read),
+ * bit 2 makes the last stage write local memory and copies the result out after it (one contiguous
+ * write) instead of each stage's strided global accesses.
  */
 #include "common/fft_io.h"
 #include "common/fft_stages.h"
@@ -98,10 +101,16 @@ local_stage(const int R, const int ns, const int first, const int last, local co
 /* Stage S reads buffer S % 2 (b for even, a for odd) and writes the other; stage 0 reads global
  * memory instead, and the last writes it (not when it is also the first: in place, an item would
  * overwrite elements another item has yet to read). */
-#define FUSED_LAST (FFT_STAGES > 1)
+#ifndef FFT_COPY
+#define FFT_COPY 0
+#endif
+#define STAGED_IN (FFT_COPY & 1)
+#define FUSED_LAST (FFT_STAGES > 1 && !(FFT_COPY & 2))
+#define LAST_BUF ((FFT_STAGES - 1) % 2 ? bufb : bufa) /* where the last stage writes */
 #define STAGE(S)                                                                                   \
     if (S < FFT_STAGES) {                                                                          \
-        local_stage(FFT_R##S, NS##S, S == 0, FUSED_LAST && S == FFT_STAGES - 1, (S % 2) ? bufa : bufb, \
+        local_stage(FFT_R##S, NS##S, S == 0 && !STAGED_IN, FUSED_LAST && S == FFT_STAGES - 1,     \
+                    (S % 2) ? bufa : bufb,                                                         \
                     (S % 2) ? bufb : bufa, src, in_lay, flat, dst, out_lay, scale, b0, tw, T, dir, lid); \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
@@ -118,6 +127,14 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
     for (idx_t b0 = (idx_t)get_group_id(0) * FFT_T; b0 < (idx_t)batch;
          b0 += (idx_t)get_num_groups(0) * FFT_T) {
         const int T = (int)min((idx_t)FFT_T, (idx_t)batch - b0);
+#if STAGED_IN
+        for (int t = lid; t < T * FFT_N; t += LWG) { /* stage 0 reads buffer b */
+            const int tb = t / FFT_N, e = t - tb * FFT_N;
+            bufb[PADI(t)] = flat ? vload2((idx_t)in_lay.s0 + b0 * FFT_N + t, src)
+                                 : load_elem(src, in_lay, batch_base(in_lay, b0 + tb), FFT_N, e);
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+#endif
         STAGE(0)
         STAGE(1)
         STAGE(2)
@@ -131,10 +148,10 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
         STAGE(10)
         STAGE(11)
 #if !FUSED_LAST
-        /* one stage: its output (buffer a) copied out, scaled */
+        /* one stage, or FFT_COPY's bit 2: the last stage's output copied out, scaled */
         for (int t = lid; t < T * FFT_N; t += LWG) {
             const int tb = t / FFT_N, e = t - tb * FFT_N;
-            store_elem(dst, out_lay, batch_base(out_lay, b0 + tb), FFT_N, e, bufa[PADI(t)] * scale);
+            store_elem(dst, out_lay, batch_base(out_lay, b0 + tb), FFT_N, e, LAST_BUF[PADI(t)] * scale);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif

@@ -11,7 +11,7 @@
 #include "ops/attention/attention_internal.h"
 #include "ops/common/launch.h"
 #include "ops/conv/conv_params.h"
-#include "ops/fft/fft_plan.h"
+#include "ops/fft/fft_shape.h"
 #include "ops/gemm/gemm_epilogue.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/gemm/gemm_tiled_choice.h"

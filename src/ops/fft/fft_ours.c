@@ -1,7 +1,8 @@
 /* Our FFT backend: any length, any strides. On GPUs one kernel (cl_kernels/fft/fft_stockham.cl)
- * launched once per radix stage, or one launch per pass through local memory (fft_local.cl); on CPU
- * devices one launch per pass, a whole transform per work item (fft_rows.cl). A transform of rank R is R passes of batched 1-D transforms, one per
- * axis; a pass with several stages runs its middle stages through two contiguous scratch buffers
+ * launched once per radix stage, or the whole pass in one launch (fft_local.cl, fft_wide.cl; which
+ * one and its shape: fft_shape.c); on CPU devices one launch per pass, a whole transform per work
+ * item (fft_rows.cl). A transform of rank R is R passes of batched 1-D transforms, one per axis; a
+ * pass with several stages runs its middle stages through two contiguous scratch buffers
  * (workspace slot FFT_SLOT), reading the caller's layout in its first stage and writing it in its last.
  *   C2C: innermost axis first, in -> out, then out -> out.
  *   R2C: the innermost axis reads real data and keeps the Hermitian half, then C2C passes on out.
@@ -15,14 +16,13 @@
 #include "memory/memory.h"
 #include "ops/common/launch.h"
 #include "ops/fft/fft_plan.h"
+#include "ops/fft/fft_shape.h"
 #include "program/program.h"
 
 #define FFT_FAMILY "fft_stockham"
-#define FFT_LOCAL_FAMILY "fft_local"
-#define FFT_WIDE_FAMILY "fft_wide"
 #define FFT_ROWS_FAMILY "fft_rows"
 #define FFT_SLOT 6
-#define MAX_STAGES 64
+#define MAX_STAGES CLT_FFT_MAX_STAGES
 #define M_PI_VALUE 3.14159265358979323846
 #define IDX32_LIMIT ((int64_t)1 << 30) /* below this, 32-bit indices cannot overflow */
 
@@ -325,274 +325,20 @@ static clt_status launch_rows(clt_context *ctx, const ours_pass *p, cl_mem src, 
     return clt__launch_1d_group(ctx, k, items, 4, who);
 }
 
-/* fft_local (cl_kernels/fft/fft_local.cl): every stage of a pass in one launch, through local
- * memory, on GPU-style devices, for lengths up to LOCAL_CAP whose radices (local_factor) are at
- * most LOCAL_MAXR.
- * A group holds T transforms (LOCAL_GROUP_VALUES below) in two local buffers of T n complex values,
- * plus fft_local.cl's padding (local_bytes: at most ~34 KiB, at LOCAL_CAP, less where the device's
- * budget is smaller).
- * A/B runs: CLT_FFT_LOCAL=0 keeps the stage kernels, CLT_FFT_LOCAL_WG and CLT_FFT_LOCAL_T set the
- * group size and the transforms per group. */
-#define LOCAL_CAP 2048
-/* Transforms per group by default: as many as fill LOCAL_GROUP_VALUES values (one for longer
- * lengths): half the buffers of a full group let more groups share a compute unit. H200, 512 MiB
- * batched, us, 1024 values a group vs 2048: 64 286 vs 307, 256 276 vs 292, 512 284 vs 299, 1000
- * 378 vs 394, 1024 346 vs 346, 85 491 vs 485; H100: 1000 396 vs 441, 85 516 vs 552. */
-#define LOCAL_GROUP_VALUES 1024
-#define LOCAL_MAXR 17
-#define LOCAL_MAX_STAGES 12
-#define LOCAL_WG 256
-#define LOCAL_GROUPS_PER_CU 64 /* past this, groups loop over further transforms */
-
-/* An A/B knob of fft_local (CLT_FFT_LOCAL_WG, CLT_FFT_LOCAL_T): its value when the variable holds
- * a whole number in [lo, hi], else 0 (unset or malformed: the built-in choice stands). */
-static int local_knob(const char *name, long lo, long hi)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return 0;
-    char *end;
-    long x = strtol(v, &end, 10);
-    return *end == '\0' && x >= lo && x <= hi ? (int)x : 0;
-}
-
-/* fft_local's group size: LOCAL_WG, or CLT_FFT_LOCAL_WG (32 ... 1024, a power of two). */
-static int local_wg(void)
-{
-    int wg = local_knob("CLT_FFT_LOCAL_WG", 32, 1024);
-    return wg && !(wg & (wg - 1)) ? wg : LOCAL_WG;
-}
-
-/* fft_local's radices for n: 8s, then a 4 or a 2, then odd primes ascending (fewer stages, each a
- * barrier and a pass through local memory, than factor()'s 4s). */
-static int local_factor(int64_t n, int *radix)
-{
-    int count = 0;
-    while (n % 8 == 0 && count < MAX_STAGES) {
-        radix[count++] = 8;
-        n /= 8;
-    }
-    if (n % 4 == 0) {
-        radix[count++] = 4;
-        n /= 4;
-    }
-    if (n % 2 == 0) {
-        radix[count++] = 2;
-        n /= 2;
-    }
-    for (int64_t p = 3; p * p <= n && count < MAX_STAGES; p += 2)
-        while (n % p == 0 && count < MAX_STAGES) {
-            radix[count++] = (int)p;
-            n /= p;
-        }
-    if (n > 1 && count < MAX_STAGES)
-        radix[count++] = (int)n;
-    return count;
-}
-
-/* fft_local's two buffers for `values` complex values a group: one pad slot per 16 and one more
- * each (LOCAL_SIZE in fft_local.cl, the upper bound: odd lengths take no padding). */
-static size_t local_bytes(int64_t values)
-{
-    return (size_t)(values + values / 16 + 1) * 2 * 8;
-}
-
-/* Whether passes may run in one launch (fft_local, fft_wide) on ctx: GPU-style devices, unless
- * CLT_FFT_LOCAL=0. */
-static int one_launch_allowed(const clt_context *ctx)
-{
-    const char *env = getenv("CLT_FFT_LOCAL");
-    return !(env && !strcmp(env, "0")) && !clt__cpu_style(ctx);
-}
-
-/* Transforms per group of pass p's fft_local within ctx's local memory budget, or 0 when the
- * pass cannot use it (or, with `running`, when ctx runs CPU-style kernels or CLT_FFT_LOCAL=0). */
-static int local_transforms(const clt_context *ctx, const ours_pass *p, int running)
-{
-    if (running && !one_launch_allowed(ctx))
-        return 0;
-    int64_t cap = LOCAL_CAP;
-    while (cap > 1 && local_bytes(cap) > ctx->limits.local_mem_budget)
-        cap /= 2;
-    if (p->n > cap || p->n < 2)
-        return 0;
-    int radix[MAX_STAGES], stages = local_factor(p->n, radix);
-    if (stages > LOCAL_MAX_STAGES)
-        return 0;
-    for (int j = 0; j < stages; j++)
-        if (radix[j] > LOCAL_MAXR)
-            return 0;
-    int T = running ? local_knob("CLT_FFT_LOCAL_T", 1, cap / p->n) : 0;
-    int64_t values = cap < LOCAL_GROUP_VALUES ? cap : LOCAL_GROUP_VALUES;
-    return T ? T : (int)(p->n < values ? values / p->n : 1);
-}
-
-/* fft_local's build options for a pass of length n (T transforms per group): its radices. */
-static void radix_options(int64_t n, int T, int wg, int idx32, const int *radix, int stages,
-                          char *options, size_t size)
-{
-    int r[LOCAL_MAX_STAGES], count = 0, maxr = 1;
-    for (int j = 0; j < stages && count < LOCAL_MAX_STAGES; j++)
-        r[count++] = radix[j];
-    int len = snprintf(options, size, "-DFFT_N=%lld -DFFT_T=%d -DFFT_STAGES=%d -DLWG=%d -DFFT_IDX=%s",
-                       (long long)n, T, count, wg, idx32 ? "int" : "long");
-    for (int j = 0; j < count && len > 0 && (size_t)len < size; j++) {
-        maxr = r[j] > maxr ? r[j] : maxr;
-        len += snprintf(options + len, size - (size_t)len, " -DFFT_R%d=%d", j, r[j]);
-    }
-    if (len > 0 && (size_t)len < size)
-        snprintf(options + len, size - (size_t)len, " -DFFT_MAXR=%d", maxr);
-}
-
-/* fft_local's build options for a pass of length n (T transforms per group). */
-static void local_options(int64_t n, int T, int wg, int idx32, char *options, size_t size)
-{
-    int radix[MAX_STAGES], stages = local_factor(n, radix);
-    radix_options(n, T, wg, idx32, radix, stages, options, size);
-}
-
-/* fft_wide's radices for n: 16s (each stage an exchange through local memory: 4096 in 3
- * stages instead of 4), then local_factor's order for the rest; a power of two 2^(4k+1) starts with
- * a 32 instead of ending on a 2 (8192: 32 16 16, not 16 16 16 2): H100, 512 MiB batched, 8192 476
- * -> 419 us with 256 items (VkFFT 431 in the same call), where 16 16 16 2 took 476 with 512 items
- * and 689 with 256. */
-static int wide_factor(int64_t n, int *radix)
-{
-    int count = 0, e = 0;
-    while (e < 62 && (n >> e) % 2 == 0)
-        e++;
-    if (n == (int64_t)1 << e && e >= 9 && e % 4 == 1) {
-        radix[count++] = 32;
-        n /= 32;
-    }
-    while (n % 16 == 0 && count < MAX_STAGES) {
-        radix[count++] = 16;
-        n /= 16;
-    }
-    return count + local_factor(n, radix + count);
-}
-
 /* Whether a pass layout (ours_pass's src_lay / dst_lay) is contiguous complex transforms. */
 static int flat_layout(const int64_t *lay, int64_t n)
 {
     return lay[1] == 1 && lay[2] == n && lay[5] == 1 && lay[6] == 1 && lay[7] == MODE_COMPLEX;
 }
 
-/* fft_wide (cl_kernels/fft/fft_wide.cl): a pass too long for fft_local's two buffers whose radices
- * are at most LOCAL_MAXR: one transform per group, its values in registers between stages,
- * exchanged through one local buffer of complex values or, where that exceeds the device's local
- * budget (8192 in 48 KiB), of floats in two rounds (FFT_SPLIT); a length whose float buffer
- * exceeds the budget (16384 and up) keeps the stage kernels.
- * Radices: 16s first, 8192 as 32 16 16 (wide_factor). Items: the smallest power of two from
- * WIDE_WG up that gives an item one butterfly of the largest radix: 256 for 4096 and 8192. H100,
- * 512 MiB batched, us (VkFFT 359 / 431, copy ~368): 4096 663 -> 370-379, 8192 795 -> 419 with the
- * item index kept in the loop (fft_wide.cl), flat layouts compiled in, radix 16 and 32.
- * A group of fewer than WIDE_WG items, where the device's limit is smaller, or an item holding
- * more than WIDE_MAX_E values (an odd radix's uneven share; one butterfly of the largest radix is
- * always allowed), keeps the stage kernels. A/B runs:
- * CLT_FFT_LOCAL_WG sets the group size and lifts both limits (the run asked for that shape),
- * CLT_FFT_WIDE_SPLIT=1 takes the two rounds where one would fit (with fft_local's radices).
- * NVIDIA's compiler ignores -cl-nv-maxrregcount here (106 registers with =64 as without). */
-#define WIDE_WG 256
-#define WIDE_PER_ITEM 16
-#define WIDE_MAX_E 16
-
-/* How a pass runs in one launch: its kernel (fft_local or fft_wide, each its family's name), the
- * transforms per group, the group size and the build options. */
-typedef struct one_launch {
-    const char *kernel;
-    int T, wg, maxr; /* maxr: fft_wide's largest radix */
-    char options[256];
-} one_launch;
-
-/* fft_wide's local buffer for n values of `bytes` each (fft_wide.cl's PADI(n) + 1 slots). */
-static size_t wide_bytes(int64_t n, size_t bytes)
-{
-    return (size_t)(n + n / 16 + 1) * bytes;
-}
-
-/* fft_wide for length n with wg items a group into *L, its build options for a local budget of
- * `budget` bytes; the values an item holds (FFT_E), 0 when fft_wide cannot take n at all. */
-static int64_t wide_build(int64_t n, int wg, uint64_t budget, int split, int flat, int idx32,
-                          one_launch *L)
-{
-    /* a forced split keeps fft_local's radices: POCL 3.1 fails an assertion building 4096 in
-     * radix-16 stages with two rounds (ParallelRegion::Verify), a shape no default takes */
-    int radix[MAX_STAGES], stages = split ? local_factor(n, radix) : wide_factor(n, radix);
-    if (stages < 2 || stages > LOCAL_MAX_STAGES || wide_bytes(n, 4) > budget)
-        return 0;
-    int64_t E = 0;
-    int maxr = 1;
-    for (int j = 0; j < stages; j++) {
-        if (radix[j] > LOCAL_MAXR && radix[j] != 32) /* 32: wide_factor's, dft_even's */
-            return 0;
-        int64_t e = (n / radix[j] + wg - 1) / wg * radix[j];
-        E = e > E ? e : E;
-        maxr = radix[j] > maxr ? radix[j] : maxr;
-    }
-    split = split || wide_bytes(n, 8) > budget;
-    L->kernel = FFT_WIDE_FAMILY;
-    L->T = 1;
-    L->wg = wg;
-    L->maxr = maxr;
-    radix_options(n, 1, wg, idx32, radix, stages, L->options, sizeof L->options);
-    size_t len = strlen(L->options);
-    snprintf(L->options + len, sizeof L->options - len, " -DFFT_E=%lld -DFFT_SPLIT=%d -DFFT_FLAT=%d",
-             (long long)E, split, flat);
-    return E;
-}
-
-/* fft_wide's default group size for length n: the smallest power of two from WIDE_WG up that
- * gives an item one butterfly of n's largest radix (4096: 16 16 16 and 8192: 32 16 16, 256), at
- * least WIDE_PER_ITEM values. */
-static int wide_wg(int64_t n)
-{
-    int radix[MAX_STAGES], stages = wide_factor(n, radix), per = WIDE_PER_ITEM;
-    for (int j = 0; j < stages; j++)
-        per = radix[j] > per ? radix[j] : per;
-    int wg = WIDE_WG;
-    while (wg < 1024 && n > (int64_t)wg * per)
-        wg *= 2;
-    return wg;
-}
-
-/* fft_wide's shape for pass p on ctx into *L; 0 when it does not serve p. */
-static int wide_shape(const clt_context *ctx, const ours_pass *p, int running, int idx32, one_launch *L)
-{
-    if ((running && !one_launch_allowed(ctx)) || local_transforms(ctx, p, 0))
-        return 0;
-    int asked = running ? local_knob("CLT_FFT_LOCAL_WG", 32, 1024) : 0;
-    asked = asked & (asked - 1) ? 0 : asked;
-    int wg = asked ? asked : wide_wg(p->n);
-    if ((uint64_t)wg > ctx->limits.max_work_group_size)
-        return 0;
-    const char *env = running ? getenv("CLT_FFT_WIDE_SPLIT") : NULL;
-    int flat = flat_layout(p->src_lay, p->n) && flat_layout(p->dst_lay, p->n);
-    int64_t E = wide_build(p->n, wg, ctx->limits.local_mem_budget, env && !strcmp(env, "1"), flat,
-                           idx32, L);
-    return E > 0 && (asked || E <= WIDE_MAX_E || E == L->maxr);
-}
-
-/* Whether pass p runs in one launch (fft_local, else fft_wide), and how, into *L. */
-static int one_launch_shape(const clt_context *ctx, const ours_pass *p, int running, int idx32,
-                            one_launch *L)
-{
-    int T = local_transforms(ctx, p, running);
-    if (T) {
-        L->kernel = FFT_LOCAL_FAMILY;
-        L->T = T;
-        L->wg = running ? local_wg() : LOCAL_WG;
-        local_options(p->n, T, L->wg, idx32, L->options, sizeof L->options);
-        return 1;
-    }
-    return wide_shape(ctx, p, running, idx32, L);
-}
-
-/* Pass p's one-launch kernel (*k = NULL when the pass keeps the stage kernels). */
-static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, one_launch *L, cl_kernel *k)
+/* Pass p's one-launch kernel (fft_shape.c decides; *k = NULL when the pass keeps the stage
+ * kernels). */
+static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, clt_fft_launch *L,
+                               cl_kernel *k)
 {
     *k = NULL;
-    if (!one_launch_shape(ctx, p, 1, idx32, L))
+    int flat = flat_layout(p->src_lay, p->n) && flat_layout(p->dst_lay, p->n);
+    if (!clt__fft_one_launch(ctx, p->n, flat, 1, idx32, L))
         return CLT_SUCCESS;
     clt_status st = clt__kernel_get(ctx, L->kernel, L->options, L->kernel, k);
     if (st == CLT_SUCCESS && !clt__kernel_runs_group(ctx, *k, (size_t)L->wg))
@@ -600,35 +346,11 @@ static clt_status local_kernel(clt_context *ctx, const ours_pass *p, int idx32, 
     return st;
 }
 
-const char *clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
-                                   int *wg)
-{
-    ours_pass p;
-    memset(&p, 0, sizeof p);
-    p.n = n;
-    one_launch L;
-    if (!one_launch_shape(ctx, &p, 0, idx32, &L))
-        return NULL;
-    snprintf(options, size, "%s", L.options);
-    *wg = L.wg;
-    return L.kernel;
-}
+/* fft_local's and fft_wide's groups: past this many a compute unit, groups loop over further
+ * transforms. */
+#define LOCAL_GROUPS_PER_CU 64
 
-const char *clt__fft_wide_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
-                                  int *wg)
-{
-    one_launch L;
-    int w = wide_wg(n);
-    while ((uint64_t)w > ctx->limits.max_work_group_size && w > 32)
-        w /= 2;
-    if (!wide_build(n, w, ctx->limits.local_mem_budget, 0, 0, idx32, &L))
-        return NULL;
-    snprintf(options, size, "%s", L.options);
-    *wg = L.wg;
-    return L.kernel;
-}
-
-static clt_status launch_local(clt_context *ctx, cl_kernel k, const one_launch *L, cl_mem src, cl_long8 src_lay,
+static clt_status launch_local(clt_context *ctx, cl_kernel k, const clt_fft_launch *L, cl_mem src, cl_long8 src_lay,
                                cl_mem dst, cl_long8 dst_lay, cl_mem tw, int64_t batch, float dir,
                                float scale, const char *who)
 {
@@ -641,7 +363,7 @@ static clt_status launch_local(clt_context *ctx, cl_kernel k, const one_launch *
         return st;
     uint64_t groups = ((uint64_t)batch + (uint64_t)L->T - 1) / (uint64_t)L->T;
     uint64_t cap = (uint64_t)ctx->dev->entry->info.compute_units * LOCAL_GROUPS_PER_CU;
-    int most = local_knob("CLT_FFT_MAX_GROUPS", 1, 1 << 30); /* tests: groups loop over transforms */
+    int most = clt__fft_knob("CLT_FFT_MAX_GROUPS", 1, 1 << 30); /* tests: groups loop over transforms */
     if (most)
         cap = (uint64_t)most;
     if (cap && groups > cap)
@@ -658,7 +380,7 @@ static clt_status prepare_kernels(clt_context *ctx, const ours_state *s, int idx
     if (rows)
         return rows_kernel(ctx, idx32, &k);
     for (int i = 0; i < s->npasses; i++) {
-        one_launch L;
+        clt_fft_launch L;
         cl_kernel kl;
         clt_status st = local_kernel(ctx, &s->pass[i], idx32, &L, &kl);
         if (st != CLT_SUCCESS)
@@ -715,7 +437,7 @@ clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_
                 return st;
             continue;
         }
-        one_launch L;
+        clt_fft_launch L;
         cl_kernel kl;
         if ((st = local_kernel(ctx, p, idx32, &L, &kl)) != CLT_SUCCESS)
             return st;

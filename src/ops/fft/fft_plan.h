@@ -45,17 +45,6 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who);
 clt_status clt__fft_ours_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
                                  size_t out_off, const char *who);
 void clt__fft_ours_free(clt_fft_plan *plan);
-/* The one-launch kernel (fft_local or fft_wide, also its family), its build options and group size
- * for a complex pass of length n on ctx (fft_ours.c), for the kernel variant list; NULL when such
- * a pass keeps the stage kernels. */
-const char *clt__fft_local_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
-                                   int *wg);
-/* fft_wide's kernel name, build options and group size for length n on ctx with its default group
- * size cut to ctx's limit, the shape CLT_FFT_LOCAL_WG at that limit runs: the compile-only variants
- * of profiles that keep such lengths on the stage kernels; NULL when fft_wide cannot take n. */
-const char *clt__fft_wide_variant(const clt_context *ctx, int64_t n, int idx32, char *options, size_t size,
-                                  int *wg);
-
 clt_status clt__fft_clfft_make(clt_fft_plan *plan, const char *who);
 clt_status clt__fft_clfft_execute(const clt_fft_plan *plan, cl_mem in, size_t in_off, cl_mem out,
                                   size_t out_off, const char *who);
