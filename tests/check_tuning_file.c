@@ -11,6 +11,7 @@
 #include "ops/gemm/gemm_dispatch.h"
 #include "ops/conv/conv_dispatch.h"
 #include "ops/gemm/gemm_params.h"
+#include "ops/fft/fft_plan.h"
 #include "tune/tuning_file.h"
 #include "util/test_util.h"
 
@@ -37,6 +38,9 @@ static clt__tuning_entries *valid_entries(clt_context *ctx)
     ck_assert_int_eq(clt__gemm_tuning_entries(clt__gemm_rule_builtin(ctx),
                                               clt__gemm_table_builtin(ctx), e), 0);
     ck_assert_int_eq(clt__conv_tuning_entries(clt__conv_rule_builtin(ctx), e), 0);
+    const int64_t n[1] = {85}; /* ours on every device class by the built-in table too */
+    const char *const b[1] = {"ours"};
+    ck_assert_int_eq(clt__fft_tuning_entries(n, b, 1, e), 0);
     return e;
 }
 
@@ -172,6 +176,14 @@ START_TEST(corrupt_or_foreign_files_are_ignored)
         {"conv.clblast_min_flop", "-1", "conv.clblast_min_flop = -1: want a number"},
         {"conv.clblast_min_k", "1.5", "want an integer"},
         {"conv.fast", "1", "unknown key"},
+        {"fft.ours", "0", "fft.ours = 0: want 1 to 24 lengths in 1 .. 2^31"},
+        {"fft.vkfft", "64 x", "fft.vkfft = 64 x: want 1 to 24 lengths"},
+        {"fft.clfft", "2147483649", "want 1 to 24 lengths"},
+        {"fft.ours", "-4", "want 1 to 24 lengths"},
+        {"fft.ours", "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25", "want 1 to 24"},
+        {"fft.vkfft", "64 85", "fft: length 85 in fft.ours and fft.vkfft"},
+        {"fft.ours", "64 64", "fft: length 64 in fft.ours and fft.ours"},
+        {"fft.fastest", "64", "fft.fastest = 64: unknown key (ours, vkfft, clfft)"},
         {"header.device", "Another GPU", "written for device \"Another GPU\""},
         {"header.driver", "0.0.1", "written for driver \"0.0.1\""},
         {"header.profile", "gfx902", "written for profile \"gfx902\""},
@@ -387,6 +399,70 @@ START_TEST(tuner_output_reads_back_identically)
 }
 END_TEST
 
+/* The fft lists: a listed 1-D length goes to its listed backend first, others (and 2-D plans) keep
+ * the built-in order; what clt-tune writes reads back; a list that would not fit is refused. */
+START_TEST(fft_backends_follow_the_file)
+{
+    char *saved = tu_env_save("CLT_TUNING_FILE");
+    char *dir = tu_make_temp_dir(), path[600];
+    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    clt_context *ctx = ctx_with_file("off", "native");
+    clt__tuning_entries *e = valid_entries(ctx);
+    clt_device_info info;
+    TU_OK(clt_context_device_info(ctx, &info));
+    tu_context_free(ctx);
+    const int vk = clt__fft_vkfft_available(), gpu = info.type != CLT_DEVICE_CPU;
+    const int64_t n[3] = {64, 4096, 85};
+    const char *const b[3] = {"vkfft", "ours", "ours"};
+    ck_assert_int_eq(clt__fft_tuning_entries(n, b, 3, e), 0);
+    ck_assert_str_eq(clt__tuning_find(e, "fft.ours"), "4096 85");
+    ck_assert_str_eq(clt__tuning_find(e, "fft.vkfft"), "64");
+    write_file(path, e);
+    ctx = ctx_with_file(path, "native");
+    ck_assert_msg(ctx->tuning->source == CLT_TUNING_FILE, "%s", ctx->tuning->why);
+    static const struct {
+        int rank;
+        int64_t n0, n1;
+        int want; /* 0 ours, 1 VkFFT where built in, 2 the built-in table's choice */
+    } cases[] = {{1, 64, 0, 1}, {1, 4096, 0, 0}, {1, 128, 0, 2}, {2, 64, 64, 2}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clt_fft_desc d;
+        clt_fft_desc_init(&d);
+        d.rank = cases[i].rank;
+        d.n[0] = cases[i].n0;
+        d.n[1] = cases[i].n1;
+        clt_fft_plan *plan;
+        TU_OK(clt_fft_plan_get(ctx, &d, &plan));
+        int w = cases[i].want == 2 ? gpu && vk : cases[i].want;
+        const char *want = w && vk ? "vkfft" : "ours";
+        ck_assert_msg(!strcmp(clt_fft_plan_backend(plan), want), "rank %d n %lld: %s, expected %s",
+                      cases[i].rank, (long long)cases[i].n0, clt_fft_plan_backend(plan), want);
+    }
+    char text[4096];
+    TU_OK(clt_context_describe_dispatch(ctx, text, sizeof text));
+    TU_EXPECT_MESSAGE(text, "fft auto rule: tuning file: ours first for 1-D 4096 85; vkfft first for 1-D 64; "
+                            "otherwise ");
+    tu_context_free(ctx);
+    /* 25 lengths do not fit a list; values too long for a line do not either */
+    int64_t many[25];
+    const char *ours[25];
+    for (int i = 0; i < 25; i++) {
+        many[i] = 1000 + i;
+        ours[i] = "ours";
+    }
+    clt__tuning_entries *f = calloc(1, sizeof *f);
+    ck_assert_int_eq(clt__fft_tuning_entries(many, ours, 25, f), -1);
+    for (int i = 0; i < 24; i++)
+        many[i] = 1000000000 + i;
+    ck_assert_int_eq(clt__fft_tuning_entries(many, ours, 24, f), -1);
+    free(f);
+    free(e);
+    tu_remove_dir(dir);
+    free(dir);
+    tu_env_restore("CLT_TUNING_FILE", saved);
+}
+END_TEST
+
 Suite *tuning_file_suite(void)
 {
     Suite *s = suite_create("tuning_file");
@@ -396,6 +472,7 @@ Suite *tuning_file_suite(void)
     tcase_add_test(tc, dispatch_and_parameters_follow_the_file);
     tcase_add_test(tc, gfx902_profile_ignores_a_native_file);
     tcase_add_test(tc, tuner_output_reads_back_identically);
+    tcase_add_test(tc, fft_backends_follow_the_file);
     suite_add_tcase(s, tc);
     return s;
 }

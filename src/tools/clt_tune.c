@@ -15,14 +15,18 @@ typedef struct tune_options {
     const char *device;
     const char *out;
     int quick, dry_run;
+    int only[16]; /* --sweep: 1 for each sweep to run (all when none is named) */
+    int named;
 } tune_options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: clt-tune [--device SEL] [--quick] [--out PATH] [--dry-run]\n"
+            "usage: clt-tune [--device SEL] [--quick] [--sweep NAME] [--out PATH] [--dry-run]\n"
             "  --device SEL  device, as clt_context_options.device (default: $CLT_DEVICE)\n"
             "  --quick       fewer sizes and candidates (minutes instead of tens of minutes)\n"
+            "  --sweep NAME  run only this sweep (repeatable or a comma list; default: all); the\n"
+            "                file then holds only their sections (the rest stays built-in)\n"
             "  --out PATH    write here instead of the device's file in the cache directory\n"
             "                (<cache dir>/tuning-<hash>.txt, which contexts read by default); PATH's\n"
             "                directory must exist and be writable (checked before the sweeps)\n"
@@ -34,7 +38,28 @@ static void usage(FILE *f)
     fprintf(f, "exit status: 0 ok, 1 failure\n");
 }
 
-enum { OPT_DEVICE = 256, OPT_QUICK, OPT_OUT, OPT_DRY_RUN, OPT_VERSION };
+enum { OPT_DEVICE = 256, OPT_QUICK, OPT_OUT, OPT_DRY_RUN, OPT_VERSION, OPT_SWEEP };
+
+/* --sweep's value: each comma-separated name marked in o->only. Returns 0, or -1 (printed). */
+static int select_sweeps(const char *list, tune_options *o)
+{
+    const char *p = list;
+    do {
+        size_t len = strcspn(p, ",");
+        int i = 0;
+        while (i < tune_sweep_count && (strlen(tune_sweeps[i].name) != len ||
+                                        strncmp(tune_sweeps[i].name, p, len) != 0))
+            i++;
+        if (i == tune_sweep_count || i >= (int)(sizeof o->only / sizeof o->only[0])) {
+            fprintf(stderr, "clt-tune: --sweep: no sweep '%.*s' (see --help)\n", (int)len, p);
+            return -1;
+        }
+        o->only[i] = 1;
+        o->named = 1;
+        p += len;
+    } while (*p++ == ',');
+    return 0;
+}
 
 static int parse_args(int argc, char **argv, tune_options *o)
 {
@@ -42,7 +67,7 @@ static int parse_args(int argc, char **argv, tune_options *o)
         {"device", required_argument, NULL, OPT_DEVICE}, {"quick", no_argument, NULL, OPT_QUICK},
         {"out", required_argument, NULL, OPT_OUT},       {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0}};
+        {"sweep", required_argument, NULL, OPT_SWEEP},   {NULL, 0, NULL, 0}};
     opterr = 0; /* our own one-line messages */
     int c;
     while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) != -1) {
@@ -51,6 +76,10 @@ static int parse_args(int argc, char **argv, tune_options *o)
         case OPT_QUICK: o->quick = 1; break;
         case OPT_OUT: o->out = optarg; break;
         case OPT_DRY_RUN: o->dry_run = 1; break;
+        case OPT_SWEEP:
+            if (select_sweeps(optarg, o) != 0)
+                return -1;
+            break;
         case 'h': usage(stdout); exit(0);
         case OPT_VERSION: tool_print_version("clt-tune"); exit(0);
         case ':': fprintf(stderr, "clt-tune: %s needs a value\n", argv[optind - 1]); return -1;
@@ -171,6 +200,8 @@ int main(int argc, char **argv)
     double t0 = bench_now_s();
     int rc = clt__tuning_header(ctx, out) | finish_header(out, argc, argv);
     for (int i = 0; rc == 0 && i < tune_sweep_count; i++) {
+        if (o.named && !o.only[i])
+            continue;
         printf("%s: %s\n", tune_sweeps[i].name, tune_sweeps[i].what);
         fflush(stdout);
         rc = tune_sweeps[i].run(&env);

@@ -15,6 +15,8 @@ const tune_sweep tune_sweeps[] = {
     {"gemm-crossover", "GEMM ours vs CLBlast crossover (FLOPs, min dim)", tune_gemm_crossover},
     {"conv-crossover", "Conv2D ours vs CLBlast (im2col + GEMM) crossover (FLOPs, K)",
      tune_conv_crossover},
+    {"fft-crossover", "FFT backends per 1-D length (ours, VkFFT, clFFT), batched transforms",
+     tune_fft_crossover},
 };
 const int tune_sweep_count = (int)(sizeof tune_sweeps / sizeof tune_sweeps[0]);
 

@@ -52,6 +52,9 @@ int tune_gemm_small_crossover(tune_env *env);
 /* tune_conv.c */
 int tune_conv_crossover(tune_env *env);
 
+/* tune_fft.c */
+int tune_fft_crossover(tune_env *env);
+
 /* The time of the chosen one of two measured implementations relative to the faster one (>= 1);
  * a time <= 0 means it failed (never chosen at no cost); 0 when neither ran (says nothing). The
  * crossover sweeps fit their rules by minimising the sum of this over shapes (tune_sweeps.c). */

@@ -6,6 +6,7 @@
 #include "ops/conv/conv_dispatch.h"
 #include "ops/conv/conv_params.h"
 #include "ops/gemm/gemm_dispatch.h"
+#include "ops/fft/fft_plan.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/mlp/mlp_describe.h"
 #include "tune/tuning_file.h"
@@ -116,5 +117,8 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     char mlp_line[768];
     clt__mlp_describe(ctx, mlp_line, sizeof mlp_line);
     put(&o, "%s", mlp_line);
+    char fft_line[768];
+    clt__fft_describe(ctx, fft_line, sizeof fft_line);
+    put(&o, "%s", fft_line);
     return CLT_SUCCESS;
 }

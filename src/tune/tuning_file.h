@@ -23,6 +23,7 @@
 #define CLT_TUNING_FILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ops/conv/conv_tables.h"
 #include "ops/gemm/gemm_tables.h"
@@ -115,5 +116,19 @@ int clt__conv_tuning_apply(const clt_context *ctx, const clt__tuning_entries *e,
                            char *why, size_t cap);
 /* The conv.* entries of rule r (what clt-tune writes). */
 int clt__conv_tuning_entries(const clt__conv_rule *r, clt__tuning_entries *e);
+
+
+/* ---- the fft section (src/ops/fft/fft_tuning.c) */
+
+#define CLT_FFT_TUNED_MAX 24 /* lengths per list */
+
+/* Check the fft.* entries (fft.ours / fft.vkfft / fft.clfft = lengths). Returns 0, or -1 with the
+ * reason. Nothing is merged into t: plans read the lists through clt__tuning_value. */
+int clt__fft_tuning_apply(const clt_context *ctx, const clt__tuning_entries *e, clt__tuning *t,
+                          char *why, size_t cap);
+/* The fft.* entries for count measured lengths n[i], each under its fastest backend's name
+ * ("ours", "vkfft" or "clfft"); -1 when a list would not fit a value. */
+int clt__fft_tuning_entries(const int64_t *n, const char *const *backend, int count,
+                            clt__tuning_entries *e);
 
 #endif

@@ -26,6 +26,7 @@ static const struct {
 } sections[] = {
     {"gemm", clt__gemm_tuning_apply},
     {"conv", clt__conv_tuning_apply},
+    {"fft", clt__fft_tuning_apply},
 };
 
 static const char *const header_keys[] = {"device", "driver", "platform", "profile", "date",

@@ -552,8 +552,9 @@ START_TEST(test_clfft)
 END_TEST
 
 /* The backend "auto" picks (fft_table.c): ours on CPU devices; on GPUs ours where VkFFT would run
- * Bluestein and fft_local takes every axis (85 = 5 x 17, 2-D 17 x 34), else VkFFT where it is built in
- * (64, 4096, and 97 = a prime above fft_local's radices). Each plan also runs against the reference. */
+ * Bluestein and fft_local takes every axis (85 = 5 x 17, 2-D 17 x 34) and on NVIDIA for 1-D 1000,
+ * else VkFFT where it is built in (64, 4096, 97 = a prime above fft_local's radices, 1000 elsewhere).
+ * Each plan also runs against the reference. */
 START_TEST(test_auto_backend)
 {
     clt_context *ctx = tu_context();
@@ -569,8 +570,9 @@ START_TEST(test_auto_backend)
     static const struct {
         int rank;
         int64_t n[2];
-        int local;
-    } cases[] = {{1, {85, 0}, 1}, {2, {17, 34}, 1}, {1, {64, 0}, 0}, {1, {4096, 0}, 0}, {1, {97, 0}, 0}};
+        int local; /* 1: ours on every GPU, 2: on NVIDIA's */
+    } cases[] = {{1, {85, 0}, 1},   {2, {17, 34}, 1}, {1, {64, 0}, 0},
+                 {1, {4096, 0}, 0}, {1, {97, 0}, 0},  {1, {1000, 0}, 2}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         clt_fft_desc d;
         clt_fft_desc_init(&d);
@@ -578,7 +580,8 @@ START_TEST(test_auto_backend)
         for (int r = 0; r < d.rank; r++)
             d.n[r] = cases[i].n[r];
         TU_OK(clt_fft_plan_get(ctx, &d, &plan));
-        const char *want = !gpu || cases[i].local || !vkfft ? "ours" : "vkfft";
+        int local = cases[i].local == 1 || (cases[i].local == 2 && info.vendor == CLT_VENDOR_NVIDIA);
+        const char *want = !gpu || local || !vkfft ? "ours" : "vkfft";
         ck_assert_msg(!strcmp(clt_fft_plan_backend(plan), want), "auto for %lld (rank %d): %s, expected %s",
                       (long long)cases[i].n[0], d.rank, clt_fft_plan_backend(plan), want);
         fft_case c = {.kind = CLT_FFT_C2C, .dir = -1, .rank = cases[i].rank,

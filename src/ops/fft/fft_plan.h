@@ -61,6 +61,11 @@ void clt__fft_vkfft_free(clt_fft_plan *plan);
  * written to order (at most 3). */
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3]);
 const char *clt__fft_backend_name(clt_fft_backend b);
+/* fft_tuning.c: the backend the tuning file in force lists 1-D length n under, into *backend;
+ * 0 when no list names n (or no file is in force). */
+int clt__fft_tuned_first(const clt_context *ctx, int64_t n, clt_fft_backend *backend);
+/* fft_table.c: the auto rule in force on ctx as one line of text (clt_context_describe_dispatch). */
+void clt__fft_describe(const clt_context *ctx, char *buf, size_t cap);
 
 /* The largest prime factor of n (1 for n = 1). */
 int64_t clt__fft_largest_prime(int64_t n);

@@ -1,6 +1,7 @@
-/* The FFT backend table: which backend serves a plan under "auto", per device class. Built in (no
- * tuning file yet); the measurements behind each row are in ../shared/notes/fft-h200.md and the
- * fft bench suite.
+/* The FFT backend table: which backend serves a plan under "auto", per device class: a 1-D length
+ * the tuning file lists (fft_tuning.c, written by clt-tune's fft-crossover sweep) goes to its
+ * measured fastest first; every other plan follows the built-in rows below. The measurements
+ * behind each row are in ../shared/notes/fft-h200.md and the fft bench suite.
  *   GPU (NVIDIA, AMD, Intel): VkFFT first (cuFFT parity on the H200 for powers of two and 2-D/3-D,
  *     where clFFT is 4-7x slower and cannot do primes above 13), then our kernels.
  *   CPU (POCL): our kernels (fft_rows) for every plan. History: the first rule, before fft_rows
@@ -25,7 +26,10 @@
  *     vs vkfft): rfft2/64x256x256 27.0, 25.0 vs 46.3, 43.9; irfft2 31.8, 27.3 vs 65.7, 49.9;
  *     rfft2/16x512x512 26.7, 23.9 vs 40.0, 28.4; irfft2 36.0, 32.8 vs 43.7, 57.9; FNO spectral conv
  *     29.1, 24.9 vs 28.4, 24.6 and layer 29.4, 31.4 vs 33.2, 23.3 (ties). */
+#include <stdio.h>
+
 #include "ops/fft/fft_plan.h"
+#include "tune/tuning_file.h"
 
 /* Whether every axis of key fits fft_local (at most 2048 long, prime factors up to 17) and one of
  * them has a factor VkFFT serves by Bluestein (above 13). */
@@ -41,21 +45,77 @@ static int local_beats_bluestein(const clt_fft_key *key)
     return bluestein;
 }
 
+/* 1-D lengths whose plans put our kernels first on NVIDIA GPUs, ahead of VkFFT (512 MiB batched, us,
+ * ours vs VkFFT, bench/RESULTS.md): 1000 (radices 8 5 5 5 in fft_local): H200 362-368 vs 397-398 in
+ * three runs of two calls, H100 397 vs 405. Lengths measured where VkFFT leads or ties (H200, stop
+ * 45): 64-2048 by 2-29 %, 4096 274 vs 316, 8192 398-400 vs 406-407, 1536 295 vs 348. */
+static const int64_t nvidia_ours_first[] = {1000};
+
+static int nvidia_prefers_ours(const clt_context *ctx, const clt_fft_key *key)
+{
+    if (ctx->dev->entry->info.vendor != CLT_VENDOR_NVIDIA || key->rank != 1)
+        return 0;
+    for (size_t i = 0; i < sizeof nvidia_ours_first / sizeof nvidia_ours_first[0]; i++)
+        if (key->n[0] == nvidia_ours_first[i])
+            return 1;
+    return 0;
+}
+
+/* Append b to order unless it is there already or cannot be built in. */
+static void push(clt_fft_backend *order, int *count, clt_fft_backend b)
+{
+    if (b == CLT_FFT_VKFFT && !clt__fft_vkfft_available())
+        return;
+    for (int i = 0; i < *count; i++)
+        if (order[i] == b)
+            return;
+    order[(*count)++] = b;
+}
+
 int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_backend order[3])
 {
     int count = 0;
+    /* a 1-D length the tuning file lists (clt-tune's fft-crossover sweep): its fastest first */
+    clt_fft_backend tuned;
+    if (key->rank == 1 && clt__fft_tuned_first(ctx, key->n[0], &tuned))
+        push(order, &count, tuned);
     if (ctx->dev->entry->info.type == CLT_DEVICE_CPU) {
-        order[count++] = CLT_FFT_OURS;
+        push(order, &count, CLT_FFT_OURS);
         return count;
     }
-    /* GPUs: VkFFT first, but our fft_local first where VkFFT falls back to Bluestein and fft_local
+    /* GPUs: VkFFT first, but our kernels first where VkFFT falls back to Bluestein and fft_local
      * takes every axis: batched 85 = 5 x 17, 512 MiB, H100: fft_local 736 us, VkFFT 1009 (H200,
-     * fft_local's first form: 599.6 vs 1014.6; cuFFT 261) (bench/RESULTS.md, fft). */
-    if (local_beats_bluestein(key))
-        order[count++] = CLT_FFT_OURS;
-    if (clt__fft_vkfft_available())
-        order[count++] = CLT_FFT_VKFFT;
-    if (count == 0 || order[0] != CLT_FFT_OURS)
-        order[count++] = CLT_FFT_OURS;
+     * fft_local's first form: 599.6 vs 1014.6; cuFFT 261) (bench/RESULTS.md, fft), and on NVIDIA
+     * for the lengths of nvidia_ours_first. */
+    if (local_beats_bluestein(key) || nvidia_prefers_ours(ctx, key))
+        push(order, &count, CLT_FFT_OURS);
+    push(order, &count, CLT_FFT_VKFFT);
+    push(order, &count, CLT_FFT_OURS);
     return count;
+}
+
+void clt__fft_describe(const clt_context *ctx, char *buf, size_t cap)
+{
+    static const char *const keys[] = {"fft.ours", "fft.vkfft", "fft.clfft"};
+    const char *bluestein = "where an axis has the prime factor 17 (VkFFT's Bluestein) and every axis is "
+                            "at most 2048 long with primes up to 17";
+    const clt_device_info *info = &ctx->dev->entry->info;
+    size_t used = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && used < cap; i++) {
+        const char *v = clt__tuning_value(ctx, keys[i]);
+        int w = v ? snprintf(buf + used, cap - used, "%s%s first for 1-D %s",
+                             used ? "; " : "fft auto rule: tuning file: ", keys[i] + 4, v)
+                  : 0;
+        used += w > 0 ? (size_t)w : 0;
+    }
+    if (used >= cap)
+        return;
+    if (info->type == CLT_DEVICE_CPU)
+        snprintf(buf + used, cap - used, "%sours\n", used ? "; otherwise " : "fft auto rule: built-in: ");
+    else
+        snprintf(buf + used, cap - used, "%s%s; ours first %s%s\n",
+                 used ? "; otherwise " : "fft auto rule: built-in: ",
+                 clt__fft_vkfft_available() ? "VkFFT first" : "ours (VkFFT not built in)", bluestein,
+                 info->vendor == CLT_VENDOR_NVIDIA ? ", and for 1-D 1000" : "");
 }
