@@ -5,8 +5,9 @@
  *   fft.clfft = 1536              ... on clFFT
  * Each key optional; a length in no list keeps the built-in order. A file with another fft.* key, a
  * value that is not 1 .. CLT_FFT_TUNED_MAX lengths in 1 .. 2^31 separated by spaces, or a length in
- * two lists is rejected as a whole (tuning_load.c). Plans of rank 2 and 3 keep the built-in order:
- * the sweep times batched 1-D transforms only. */
+ * two lists is rejected as a whole (tuning_load.c). A list applies to 1-D plans of every kind (the
+ * sweep times complex ones); plans of rank 2 and 3 keep the built-in order: the sweep times batched
+ * 1-D transforms only. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
