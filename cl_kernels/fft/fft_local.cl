@@ -19,9 +19,7 @@
  * -D contract (src/ops/fft/fft_ours.c local_options): FFT_N the length, FFT_T transforms per group
  * (2 FFT_T FFT_N complex values of local memory), FFT_STAGES (1..FFT_MAX_STAGES) and radices
  * FFT_R0 .. FFT_R11 (1 past the last stage), FFT_MAXR the largest, LWG the exact group size,
- * FFT_IDX (common/fft_io.h), FFT_PREFETCH (optional, an A/B of CLT_FFT_LOCAL_PREFETCH, default
- * 0): where every item takes at most one first-stage butterfly, the group's next transforms' inputs
- * are loaded into registers right after the first stage, so they travel while the later stages run.
+ * FFT_IDX (common/fft_io.h).
  * Measured and dropped (H200, 512 MiB batched, us, 2 runs each): the group's transforms copied into
  * local memory before the first stage (85 495 -> 808, 1000 364 -> 425, 256 277 -> 290) or the last
  * stage's results copied out of it (85 495 -> 493, 1000 -> 440, 256 -> 313).
@@ -44,10 +42,6 @@
 #if FFT_STAGES < 1 || FFT_STAGES > FFT_MAX_STAGES
 #error "FFT_STAGES must be 1 .. 12"
 #endif
-#ifndef FFT_PREFETCH
-#define FFT_PREFETCH 0
-#endif
-#define PREFETCH (FFT_PREFETCH && FFT_T * (FFT_N / FFT_R0) <= LWG)
 
 /* One stage for the group's T transforms, local buffer `in` to local buffer `out`. R and ns are
  * constants after inlining. Odd R > 2 by common/fft_stages.h's DFT_ODD, its outputs going to local
@@ -55,8 +49,7 @@
 static inline __attribute__((always_inline)) void
 local_stage(const int R, const int ns, const int first, const int last, local const float2 *in,
             local float2 *out, global const float *src, long8 in_lay, int flat, global float *dst,
-            long8 out_lay, float scale, idx_t b0, global const float2 *tw, int T, float dir, int lid,
-            const float2 *pre)
+            long8 out_lay, float scale, idx_t b0, global const float2 *tw, int T, float dir, int lid)
 {
     const int m = FFT_N / R, step = FFT_N / (ns * R), unit = FFT_N / R, odd = (R & 1) && R > 2;
     float2 w[FFT_MAXR / 2 + 1]; /* W^e, e <= R / 2, for odd R: loaded once per stage */
@@ -74,9 +67,7 @@ local_stage(const int R, const int ns, const int first, const int last, local co
         const idx_t gin = !first ? 0 : flat ? (idx_t)in_lay.s0 + (b0 + tb) * FFT_N : batch_base(in_lay, b0 + tb);
         const idx_t ob = last ? batch_base(out_lay, b0 + tb) : 0;
         for (int r = 0; r < R; r++) {
-            if (first && PREFETCH)
-                v[r] = pre[r];
-            else if (first)
+            if (first)
                 v[r] = flat ? vload2(gin + j + r * m, src) : load_elem(src, in_lay, gin, FFT_N, j + r * m);
             else
                 v[r] = in[PADI(tb * FFT_N + j + r * m)];
@@ -107,28 +98,14 @@ local_stage(const int R, const int ns, const int first, const int last, local co
 }
 #undef PUT
 
-/* Item lid's first-stage inputs (one butterfly) of the T transforms from b0 on into pre; none where
- * the item has no butterfly (T <= 0: past the batch). */
-static inline __attribute__((always_inline)) void
-first_inputs(float2 *pre, global const float *src, long8 in_lay, int flat, idx_t b0, int T, int lid)
-{
-    const int m = FFT_N / FFT_R0, tb = lid / m, j = lid - tb * m;
-    if (lid < T * m) {
-        const idx_t gin = flat ? (idx_t)in_lay.s0 + (b0 + tb) * FFT_N : batch_base(in_lay, b0 + tb);
-        for (int r = 0; r < FFT_R0; r++)
-            pre[r] = flat ? vload2(gin + j + r * m, src) : load_elem(src, in_lay, gin, FFT_N, j + r * m);
-    }
-}
-
 /* Stage S reads buffer S % 2 (b for even, a for odd) and writes the other; stage 0 reads global
- * memory (or PREFETCH's registers) instead, and the last writes it (not when it is also the first:
- * in place, an item would overwrite elements another item has yet to read). */
+ * memory instead, and the last writes it (not when it is also the first: in place, an item would
+ * overwrite elements another item has yet to read). */
 #define FUSED_LAST (FFT_STAGES > 1)
 #define STAGE(S)                                                                                   \
     if (S < FFT_STAGES) {                                                                          \
         local_stage(FFT_R##S, NS##S, S == 0, FUSED_LAST && S == FFT_STAGES - 1, (S % 2) ? bufa : bufb, \
-                    (S % 2) ? bufb : bufa, src, in_lay, flat, dst, out_lay, scale, b0, tw, T, dir, lid, \
-                    pre);                                                                          \
+                    (S % 2) ? bufb : bufa, src, in_lay, flat, dst, out_lay, scale, b0, tw, T, dir, lid); \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
     }
 
@@ -141,19 +118,10 @@ fft_local(global const float *src, long8 in_lay, global float *dst, long8 out_la
      * without batch_base's divisions */
     const int flat = in_lay.s7 == 0 && in_lay.s1 == 1 && in_lay.s2 == FFT_N && in_lay.s5 == 1 && in_lay.s6 == 1;
     const int lid = (int)get_local_id(0);
-    float2 pre[FFT_MAXR]; /* PREFETCH: the next first stage's inputs */
-#if PREFETCH
-    const idx_t first_b0 = (idx_t)get_group_id(0) * FFT_T;
-    first_inputs(pre, src, in_lay, flat, first_b0, (int)min((idx_t)FFT_T, (idx_t)batch - first_b0), lid);
-#endif
     for (idx_t b0 = (idx_t)get_group_id(0) * FFT_T; b0 < (idx_t)batch;
          b0 += (idx_t)get_num_groups(0) * FFT_T) {
         const int T = (int)min((idx_t)FFT_T, (idx_t)batch - b0);
         STAGE(0)
-#if PREFETCH
-        const idx_t bn = b0 + (idx_t)get_num_groups(0) * FFT_T;
-        first_inputs(pre, src, in_lay, flat, bn, (int)min((idx_t)FFT_T, (idx_t)batch - bn), lid);
-#endif
         STAGE(1)
         STAGE(2)
         STAGE(3)

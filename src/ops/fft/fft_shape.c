@@ -20,7 +20,7 @@
  * plus fft_local.cl's padding (local_bytes: at most ~34 KiB, at LOCAL_CAP, less where the device's
  * budget is smaller).
  * A/B runs: CLT_FFT_LOCAL=0 keeps the stage kernels, CLT_FFT_LOCAL_WG and CLT_FFT_LOCAL_T set the
- * group size and the transforms per group, CLT_FFT_LOCAL_PREFETCH=1 fft_local.cl's FFT_PREFETCH. */
+ * group size and the transforms per group. */
 #define LOCAL_CAP 2048
 /* Transforms per group by default: as many as fill LOCAL_GROUP_VALUES values (one for longer
  * lengths): half the buffers of a full group let more groups share a compute unit. H200, 512 MiB
@@ -251,10 +251,6 @@ int clt__fft_one_launch(const clt_context *ctx, int64_t n, int flat, int running
     L->wg = running ? local_wg() : LOCAL_WG;
     L->maxr = largest_radix(radix, stages, 1);
     radix_options(n, T, L->wg, idx32, radix, stages, L->options, sizeof L->options);
-    if (running && clt__fft_knob("CLT_FFT_LOCAL_PREFETCH", 1, 1)) { /* fft_local.cl's FFT_PREFETCH */
-        size_t len = strlen(L->options);
-        snprintf(L->options + len, sizeof L->options - len, " -DFFT_PREFETCH=1");
-    }
     return 1;
 }
 
