@@ -48,7 +48,8 @@ static int local_beats_bluestein(const clt_fft_key *key)
 /* 1-D lengths whose plans put our kernels first on NVIDIA GPUs, ahead of VkFFT (512 MiB batched, us,
  * ours vs VkFFT, bench/RESULTS.md): 1000 (radices 8 5 5 5 in fft_local): H200 362-368 vs 397-398 in
  * three runs of two calls, H100 397 vs 405. Lengths measured where VkFFT leads or ties (H200, stop
- * 45): 64-2048 by 2-29 %, 4096 274 vs 316, 8192 398-400 vs 406-407, 1536 295 vs 348. */
+ * 45): 64-2048 by 2-43 % (1024 265 vs 348, 2048 259 vs 371), 4096 274 vs 316, 8192 398-400 vs
+ * 406-407, 1536 295 vs 348. */
 static const int64_t nvidia_ours_first[] = {1000};
 
 static int nvidia_prefers_ours(const clt_context *ctx, const clt_fft_key *key)
