@@ -5,8 +5,8 @@
 
 #include "ops/conv/conv_dispatch.h"
 #include "ops/conv/conv_params.h"
-#include "ops/gemm/gemm_dispatch.h"
 #include "ops/fft/fft_plan.h"
+#include "ops/gemm/gemm_dispatch.h"
 #include "ops/gemm/gemm_params.h"
 #include "ops/mlp/mlp_describe.h"
 #include "tune/tuning_file.h"

@@ -117,7 +117,6 @@ int clt__conv_tuning_apply(const clt_context *ctx, const clt__tuning_entries *e,
 /* The conv.* entries of rule r (what clt-tune writes). */
 int clt__conv_tuning_entries(const clt__conv_rule *r, clt__tuning_entries *e);
 
-
 /* ---- the fft section (src/ops/fft/fft_tuning.c) */
 
 #define CLT_FFT_TUNED_MAX 24 /* lengths per list */

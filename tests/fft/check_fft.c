@@ -341,7 +341,7 @@ START_TEST(test_wide_path)
             unsetenv("CLT_FFT_LOCAL_WG");
             unsetenv("CLT_FFT_MAX_GROUPS");
             unsetenv("CLT_FFT_WIDE_SPLIT");
-            /* without the knob: where the device takes the default group (fft_ours.c wide_wg: 256
+            /* without the knob: where the device takes the default group (fft_shape.c wide_wg: 256
              * items for each of these lengths, an item one butterfly of the largest radix) */
             clt_context_limits lim;
             TU_OK(clt_context_get_limits(ctx, &lim));

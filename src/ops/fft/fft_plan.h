@@ -64,6 +64,9 @@ const char *clt__fft_backend_name(clt_fft_backend b);
 /* fft_tuning.c: the backend the tuning file in force lists 1-D length n under, into *backend;
  * 0 when no list names n (or no file is in force). */
 int clt__fft_tuned_first(const clt_context *ctx, int64_t n, clt_fft_backend *backend);
+/* fft_tuning.c: the lists of the tuning file in force as text ("ours first for 1-D 85 1000; ...")
+ * into buf; the characters written ("" and 0 when no list is in force; cap when cut). */
+size_t clt__fft_tuned_text(const clt_context *ctx, char *buf, size_t cap);
 /* fft_table.c: the auto rule in force on ctx as one line of text (clt_context_describe_dispatch). */
 void clt__fft_describe(const clt_context *ctx, char *buf, size_t cap);
 

@@ -29,7 +29,6 @@
 #include <stdio.h>
 
 #include "ops/fft/fft_plan.h"
-#include "tune/tuning_file.h"
 
 /* Whether every axis of key fits fft_local (at most 2048 long, prime factors up to 17) and one of
  * them has a factor VkFFT serves by Bluestein (above 13). */
@@ -97,26 +96,26 @@ int clt__fft_auto_order(const clt_context *ctx, const clt_fft_key *key, clt_fft_
 
 void clt__fft_describe(const clt_context *ctx, char *buf, size_t cap)
 {
-    static const char *const keys[] = {"fft.ours", "fft.vkfft", "fft.clfft"};
     const char *bluestein = "where an axis has the prime factor 17 (VkFFT's Bluestein) and every axis is "
                             "at most 2048 long with primes up to 17";
     const clt_device_info *info = &ctx->dev->entry->info;
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0] && used < cap; i++) {
-        const char *v = clt__tuning_value(ctx, keys[i]);
-        int w = v ? snprintf(buf + used, cap - used, "%s%s first for 1-D %s",
-                             used ? "; " : "fft auto rule: tuning file: ", keys[i] + 4, v)
-                  : 0;
-        used += w > 0 ? (size_t)w : 0;
-    }
-    if (used >= cap)
+    char tuned[512];
+    int listed = clt__fft_tuned_text(ctx, tuned, sizeof tuned) > 0;
+    int used = snprintf(buf, cap, "fft auto rule: %s%s", listed ? "tuning file: " : "built-in: ",
+                        listed ? tuned : "");
+    if (used < 0 || (size_t)used >= cap)
         return;
-    if (info->type == CLT_DEVICE_CPU)
-        snprintf(buf + used, cap - used, "%sours\n", used ? "; otherwise " : "fft auto rule: built-in: ");
-    else
-        snprintf(buf + used, cap - used, "%s%s; ours first %s%s\n",
-                 used ? "; otherwise " : "fft auto rule: built-in: ",
-                 clt__fft_vkfft_available() ? "VkFFT first" : "ours (VkFFT not built in)", bluestein,
-                 info->vendor == CLT_VENDOR_NVIDIA ? ", and for 1-D 1000" : "");
+    const char *rest = listed ? "; otherwise " : "";
+    if (info->type == CLT_DEVICE_CPU) {
+        snprintf(buf + used, cap - (size_t)used, "%sours\n", rest);
+        return;
+    }
+    used += snprintf(buf + used, cap - (size_t)used, "%s%s; ours first %s", rest,
+                     clt__fft_vkfft_available() ? "VkFFT first" : "ours (VkFFT not built in)", bluestein);
+    size_t rows = info->vendor == CLT_VENDOR_NVIDIA ? sizeof nvidia_ours_first / sizeof nvidia_ours_first[0] : 0;
+    for (size_t i = 0; i < rows && (size_t)used < cap; i++)
+        used += snprintf(buf + used, cap - (size_t)used, "%s%lld", i ? " " : ", and for 1-D ",
+                         (long long)nvidia_ours_first[i]);
+    if ((size_t)used < cap)
+        snprintf(buf + used, cap - (size_t)used, "\n");
 }

@@ -122,3 +122,16 @@ int clt__fft_tuning_entries(const int64_t *n, const char *const *backend, int co
     }
     return 0;
 }
+
+size_t clt__fft_tuned_text(const clt_context *ctx, char *buf, size_t cap)
+{
+    size_t used = 0;
+    for (size_t l = 0; l < N_LISTS && used < cap; l++) {
+        const char *v = clt__tuning_value(ctx, lists[l].key);
+        int w = v ? snprintf(buf + used, cap - used, "%s%s first for 1-D %s", used ? "; " : "",
+                             clt__fft_backend_name(lists[l].backend), v)
+                  : 0;
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return used < cap ? used : cap;
+}
