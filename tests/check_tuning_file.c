@@ -15,6 +15,24 @@
 #include "tune/tuning_file.h"
 #include "util/test_util.h"
 
+/* Every test: CLT_TUNING_FILE saved and restored, a fresh temp directory removed afterwards, and
+ * fx_path = <dir>/tuning.txt (a test may point it elsewhere inside the directory). */
+static char *fx_saved_env, *fx_dir, fx_path[600];
+
+static void fx_setup(void)
+{
+    fx_saved_env = tu_env_save("CLT_TUNING_FILE");
+    fx_dir = tu_make_temp_dir();
+    snprintf(fx_path, sizeof fx_path, "%s/tuning.txt", fx_dir);
+}
+
+static void fx_teardown(void)
+{
+    tu_remove_dir(fx_dir);
+    free(fx_dir);
+    tu_env_restore("CLT_TUNING_FILE", fx_saved_env);
+}
+
 static clt_context *ctx_with_file(const char *path, const char *profile)
 {
     if (path)
@@ -100,8 +118,8 @@ START_TEST(format_round_trip)
     ck_assert_str_eq(clt__tuning_find(back, "header.device"), "Some GPU (rev 2)");
     ck_assert_str_eq(clt__tuning_find(back, "gemm.tiled.0"), "64 64 16 16 16 4 1");
     /* Through a file (the directory is created). */
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/sub/t.txt", dir);
+    char *path = fx_path;
+    snprintf(path, sizeof fx_path, "%s/sub/t.txt", fx_dir);
     write_file(path, e);
     ck_assert_msg(clt__tuning_read(path, back, why, sizeof why) == 0, "%s", why);
     ck_assert_int_eq(back->n, 3);
@@ -130,16 +148,12 @@ START_TEST(format_round_trip)
     free(text);
     free(e);
     free(back);
-    tu_remove_dir(dir);
-    free(dir);
 }
 END_TEST
 
 START_TEST(corrupt_or_foreign_files_are_ignored)
 {
-    char *saved = tu_env_save("CLT_TUNING_FILE");
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    char *path = fx_path;
     clt_context *ctx = ctx_with_file("off", "native");
     clt__tuning_entries *good = valid_entries(ctx);
     tu_context_free(ctx);
@@ -202,21 +216,16 @@ START_TEST(corrupt_or_foreign_files_are_ignored)
         free(e);
     }
     /* An explicitly named file that does not exist. */
-    snprintf(path, sizeof path, "%s/missing.txt", dir);
+    snprintf(path, sizeof fx_path, "%s/missing.txt", fx_dir);
     expect_ignored(path, "cannot open");
     free(text);
     free(good);
-    tu_remove_dir(dir);
-    free(dir);
-    tu_env_restore("CLT_TUNING_FILE", saved);
 }
 END_TEST
 
 START_TEST(dispatch_and_parameters_follow_the_file)
 {
-    char *saved = tu_env_save("CLT_TUNING_FILE");
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    char *path = fx_path;
     clt_context *ctx = ctx_with_file("off", "native");
     clt__gemm_problem p;
     memset(&p, 0, sizeof p);
@@ -294,13 +303,13 @@ START_TEST(dispatch_and_parameters_follow_the_file)
     clt_context_options o;
     clt_context_options_init(&o);
     o.profile = "native";
-    o.cache_dir = dir;
+    o.cache_dir = fx_dir;
     unsetenv("CLT_TUNING_FILE");
     ctx = tu_context_with(&o);
     TU_OK(clt_context_get_tuning(ctx, &info));
     ck_assert_int_eq(info.source, CLT_TUNING_BUILTIN);
     TU_EXPECT_MESSAGE(info.reason, "no tuning file at");
-    TU_EXPECT_MESSAGE(info.path, dir);
+    TU_EXPECT_MESSAGE(info.path, fx_dir);
     TU_OK(clt_context_describe_dispatch(ctx, text, sizeof text));
     snprintf(want, sizeof want, "tuning: built-in table (%s row)", info.builtin);
     TU_EXPECT_MESSAGE(text, want);
@@ -316,17 +325,12 @@ START_TEST(dispatch_and_parameters_follow_the_file)
     tu_context_free(ctx);
     free(part);
     free(e);
-    tu_remove_dir(dir);
-    free(dir);
-    tu_env_restore("CLT_TUNING_FILE", saved);
 }
 END_TEST
 
 START_TEST(gfx902_profile_ignores_a_native_file)
 {
-    char *saved = tu_env_save("CLT_TUNING_FILE");
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    char *path = fx_path;
     clt_context *ctx = ctx_with_file("off", "native");
     clt__tuning_entries *e = valid_entries(ctx);
     tu_context_free(ctx);
@@ -347,9 +351,6 @@ START_TEST(gfx902_profile_ignores_a_native_file)
     ck_assert_int_eq(clt__gemm_choose(ctx, &p), CLT_GEMM_IMPL_TILED);
     tu_context_free(ctx);
     free(e);
-    tu_remove_dir(dir);
-    free(dir);
-    tu_env_restore("CLT_TUNING_FILE", saved);
 }
 END_TEST
 
@@ -357,9 +358,7 @@ END_TEST
  * same entries and the same rule and table. */
 START_TEST(tuner_output_reads_back_identically)
 {
-    char *saved = tu_env_save("CLT_TUNING_FILE");
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    char *path = fx_path;
     clt_context *ctx = ctx_with_file("off", "native");
     clt__gemm_rule r = *clt__gemm_rule_builtin(ctx);
     clt__gemm_table tb = *clt__gemm_table_builtin(ctx);
@@ -393,9 +392,6 @@ START_TEST(tuner_output_reads_back_identically)
     ck_assert_int_eq(tt->gemv_f * 10000 + tt->gemv_s, tb.gemv_f * 10000 + tb.gemv_s);
     tu_context_free(ctx);
     free(e);
-    tu_remove_dir(dir);
-    free(dir);
-    tu_env_restore("CLT_TUNING_FILE", saved);
 }
 END_TEST
 
@@ -403,9 +399,7 @@ END_TEST
  * the built-in order; what clt-tune writes reads back; a list that would not fit is refused. */
 START_TEST(fft_backends_follow_the_file)
 {
-    char *saved = tu_env_save("CLT_TUNING_FILE");
-    char *dir = tu_make_temp_dir(), path[600];
-    snprintf(path, sizeof path, "%s/tuning.txt", dir);
+    char *path = fx_path;
     clt_context *ctx = ctx_with_file("off", "native");
     clt__tuning_entries *e = valid_entries(ctx);
     clt_device_info info;
@@ -457,9 +451,6 @@ START_TEST(fft_backends_follow_the_file)
     ck_assert_int_eq(clt__fft_tuning_entries(many, ours, 24, f), -1);
     free(f);
     free(e);
-    tu_remove_dir(dir);
-    free(dir);
-    tu_env_restore("CLT_TUNING_FILE", saved);
 }
 END_TEST
 
@@ -467,6 +458,7 @@ Suite *tuning_file_suite(void)
 {
     Suite *s = suite_create("tuning_file");
     TCase *tc = tcase_create("tuning_file");
+    tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
     tcase_add_test(tc, format_round_trip);
     tcase_add_test(tc, corrupt_or_foreign_files_are_ignored);
     tcase_add_test(tc, dispatch_and_parameters_follow_the_file);

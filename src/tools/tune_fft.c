@@ -9,7 +9,21 @@
 #include "ops/fft/fft_plan.h"
 #include "tune_sweeps.h"
 
-#define N_BACKENDS 3
+/* The backends in the order they are timed (ties go to the earlier one only through the built-in
+ * rule below). */
+static const clt_fft_backend timed[] = {CLT_FFT_OURS, CLT_FFT_VKFFT, CLT_FFT_CLFFT};
+#define N_BACKENDS ((int)(sizeof timed / sizeof timed[0]))
+
+/* Whether `b` is timed for length n: VkFFT when built in, clFFT (not with --quick) when its radices take n. */
+static int timed_for(const tune_env *env, clt_fft_backend b, int64_t n)
+{
+    switch (b) {
+    case CLT_FFT_OURS: return 1;
+    case CLT_FFT_VKFFT: return clt__fft_vkfft_available();
+    case CLT_FFT_CLFFT: return !env->quick && clt__fft_largest_prime(n) <= 13;
+    }
+    return 0;
+}
 
 /* Median microseconds of the batched transform of length n on `backend`; -1 on failure. */
 static double time_fft(tune_env *env, int64_t n, const char *backend)
@@ -42,8 +56,6 @@ int tune_fft_crossover(tune_env *env)
     static const int64_t quick[] = {256, 1024, 4096, 85, 1000};
     const int64_t *lengths = env->quick ? quick : full;
     int count = env->quick ? (int)(sizeof quick / sizeof quick[0]) : (int)(sizeof full / sizeof full[0]);
-    const char *names[N_BACKENDS] = {"ours", "vkfft", "clfft"};
-    int present[N_BACKENDS] = {1, clt__fft_vkfft_available(), !env->quick};
     char *saved = getenv("CLT_FFT_IMPL") ? strdup(getenv("CLT_FFT_IMPL")) : NULL;
     int64_t measured[16];
     const char *winner[16];
@@ -55,16 +67,15 @@ int tune_fft_crossover(tune_env *env)
         int bi = -1, fi = 0;
         printf("  %6lld", (long long)n);
         for (int b = 0; b < N_BACKENDS; b++) {
-            us[b] = -1;
-            if (present[b] && (b != 2 || clt__fft_largest_prime(n) <= 13))
-                us[b] = time_fft(env, n, names[b]);
+            const char *name = clt__fft_backend_name(timed[b]);
+            us[b] = timed_for(env, timed[b], n) ? time_fft(env, n, name) : -1;
             if (us[b] > 0)
-                printf("  %s %9.1f us", names[b], us[b]);
+                printf("  %s %9.1f us", name, us[b]);
             if (us[b] > 0 && (bi < 0 || us[b] < best)) {
                 best = us[b];
                 bi = b;
             }
-            if (!strcmp(names[b], first))
+            if (!strcmp(name, first))
                 fi = b;
         }
         if (bi < 0) {
@@ -73,11 +84,12 @@ int tune_fft_crossover(tune_env *env)
         }
         if (us[fi] > 0 && us[fi] <= 1.01 * best) /* the built-in choice keeps a tie */
             bi = fi;
-        printf("  -> %s%s%s%s\n", names[bi], bi == fi ? "" : " (built-in: ", bi == fi ? "" : first,
+        const char *chosen = clt__fft_backend_name(timed[bi]);
+        printf("  -> %s%s%s%s\n", chosen, bi == fi ? "" : " (built-in: ", bi == fi ? "" : first,
                bi == fi ? "" : ")");
         fflush(stdout);
         measured[listed] = n;
-        winner[listed++] = names[bi];
+        winner[listed++] = chosen;
     }
     if (saved)
         setenv("CLT_FFT_IMPL", saved, 1);
