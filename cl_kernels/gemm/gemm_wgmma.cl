@@ -33,8 +33,7 @@
  * B in GEMM_ARGS (offs.x / offs.y their starts, strides.x / strides.y their batch strides, lda = ldb =
  * Kp, dims.z = Kp); C, bias and residual as in common/gemm_common.h.
  * -D contract: WGS, MT, BK, STAGES, WAITN, RING_LIMIT (bytes, default 48 KiB), plus IDX64, ACT, IN16 and
- * OUT16 of common/gemm_common.h (the pack kernel reads IN16 only). */
-#include "common/gemm_common.h"
+ * OUT16 of common/gemm_common.h (the pack kernel reads IN16, and BK with PACK_TILED). */
 
 #ifndef WGS
 #define WGS 2
@@ -61,8 +60,8 @@
 #define BM (64 * MT * WGS)
 #define BN 128
 #define ROWB (BK * ESZ)  /* bytes per tile row */
-#define KC (ROWB / 16)   /* 16-byte chunks per tile row */
-#define EPC (16 / ESZ)   /* elements per chunk */
+#include "common/wgmma.h"
+
 #define A_BYTES (BM * ROWB)
 #define STAGE_BYTES ((BM + BN) * ROWB)
 #define PD (STAGES - 1 - WAITN) /* slices in flight ahead of the one multiplied */
@@ -77,29 +76,6 @@
 #error "STAGES - 1 - WAITN must be at least 1"
 #endif
 
-#define WGMMA_STR2(x) #x
-#define WGMMA_STR(x) WGMMA_STR2(x)
-
-#if KC == 8
-#define SWZ_SHIFT 0
-#define SWZ_MODE 1ul /* 128B */
-#elif KC == 4
-#define SWZ_SHIFT 1
-#define SWZ_MODE 2ul /* 64B */
-#elif KC == 2
-#define SWZ_SHIFT 2
-#define SWZ_MODE 3ul /* 32B */
-#else
-#error "BK x the element size must be 32, 64 or 128 bytes"
-#endif
-
-/* wgmma shared-memory descriptor of a swizzled K-major operand whose first row (of 64 or 128) is at local
- * address addr: leading byte offset unused (1), stride byte offset 8 rows, the swizzle mode. */
-static inline __attribute__((always_inline)) ulong wgmma_desc(uint addr)
-{
-    return (ulong)((addr >> 4) & 0x3FFF) | (1ul << 16) | ((ulong)((8 * ROWB) >> 4) << 32) | (SWZ_MODE << 62);
-}
-
 static inline __attribute__((always_inline)) void wgmma_cp16(uint dst, __global const gemm_in_t *src)
 {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(dst), "l"(src) : "memory");
@@ -112,7 +88,7 @@ static inline __attribute__((always_inline)) void wgmma_copy_tile(uint t, __glob
 #pragma unroll
     for (int q = lid; q < R * KC; q += WG) {
         int r = q / KC, c = q % KC;
-        wgmma_cp16(t + r * ROWB + ((c ^ ((r >> SWZ_SHIFT) & (KC - 1))) << 4), P + (idx_t)r * Kp + k0 + c * EPC);
+        wgmma_cp16(t + r * ROWB + (wgmma_chunk(c, r) << 4), P + (idx_t)r * Kp + k0 + c * EPC);
     }
 }
 
@@ -143,35 +119,6 @@ static inline __attribute__((always_inline)) void wgmma_commit_copies(void)
 #else
 #error "STAGES too deep"
 #endif
-
-#define F8(b) "+f"(d[b]), "+f"(d[b + 1]), "+f"(d[b + 2]), "+f"(d[b + 3]), "+f"(d[b + 4]), "+f"(d[b + 5]), \
-              "+f"(d[b + 6]), "+f"(d[b + 7])
-
-/* One k step: k8 TF32 or k16 f16 / bf16 (then with both operands K-major: transpose flags 0). */
-#if IN16 == 0
-#define WGMMA_SHAPE "m64n128k8.f32.tf32.tf32"
-#define WGMMA_TAIL "p, 1, 1;"
-#elif IN16 == 1
-#define WGMMA_SHAPE "m64n128k16.f32.f16.f16"
-#define WGMMA_TAIL "p, 1, 1, 0, 0;"
-#else
-#define WGMMA_SHAPE "m64n128k16.f32.bf16.bf16"
-#define WGMMA_TAIL "p, 1, 1, 0, 0;"
-#endif
-
-/* d[0..63] += A (64 x k, descriptor da) * B (k x 128, descriptor db); d[4i + e]: row 16 warp + lane / 4
- * (+ 8 for e >= 2), column 8i + 2 (lane % 4) + (e & 1). */
-static inline __attribute__((always_inline)) void wgmma_m64n128(float *d, ulong da, ulong db)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
-                 "//SM90A wgmma.mma_async.sync.aligned." WGMMA_SHAPE " "
-                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
-                 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                 "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,"
-                 "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63}, %64, %65, " WGMMA_TAIL "\n}\n"
-                 : F8(0), F8(8), F8(16), F8(24), F8(32), F8(40), F8(48), F8(56)
-                 : "l"(da), "l"(db));
-}
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_ARGS)
 {
@@ -219,25 +166,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
     asm volatile("//SM90A wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 
-    const int lane = lid & 31, w = (lid >> 5) & 3;
-#pragma unroll
-    for (int i = 0; i < MT; i++) {
-        const int r0 = m0 + (wg * MT + i) * 64 + w * 16 + (lane >> 2);
-#pragma unroll
-        for (int h = 0; h < 2; h++) {
-            const int row = r0 + 8 * h;
-            if (row >= M)
-                continue;
-#pragma unroll
-            for (int j = 0; j < 16; j++) {
-                const int col = n0 + j * 8 + (lane & 3) * 2;
-                if (col < N)
-                    gemm_store1(C, ldc, &epi, d[64 * i + 4 * j + 2 * h], row, col);
-                if (col + 1 < N)
-                    gemm_store1(C, ldc, &epi, d[64 * i + 4 * j + 2 * h + 1], row, col + 1);
-            }
-        }
-    }
+    wgmma_store(d, MT, m0 + wg * MT * 64, n0, M, N, C, ldc, &epi);
 }
 
 #if IN16
@@ -264,13 +193,33 @@ static inline float wgmma_tf32_rest(float x)
 }
 #endif
 
+#ifndef PACK_TILED
+#define PACK_TILED 0
+#endif
+#if PACK_TILED
+/* The layout gemm_wgmma_bulk.cl copies whole slices of: block (r / 128, k / BK) holds rows r & ~127 ..
+ * + 127 x BK elements as one 128 x ROWB local tile (swizzled), at ((r / 128) KS + k / BK) 128 BK elements
+ * (KS = ldp / BK slices a row block); rows_p a multiple of 128, ldp of BK. */
+static inline ulong pack_at(long r, long k, long ldp)
+{
+    const long rr = r & 127, e = k % BK;
+    return ((ulong)((r >> 7) * (ldp / BK) + k / BK) * 128 + (ulong)rr) * BK +
+           (ulong)(wgmma_chunk((int)(e / EPC), (int)rr) * EPC + e % EPC);
+}
+#else
+static inline ulong pack_at(long r, long k, long ldp)
+{
+    return (ulong)(r * ldp + k);
+}
+#endif
+
 /* P[p_off + ...][b][r][s Kp + k] (rows_p x segs Kp per batch, batch stride rows_p segs Kp) = X(r, k) inside
  * rows x K, else 0, for each segment s < segs: f32 rounded to TF32, or (bit s of lo_mask) the residual
  * that rounding left; X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. Segments
  * make 3xTF32 one TF32 product over 3 Kp: [A_lo | A_hi | A_hi] times [B_hi ; B_lo ; B_hi] is
  * A_lo B_hi + A_hi B_lo + A_hi B_hi, small terms first as gemm_mma.cl sums them. 32 x 32 tiles through
  * local memory, so both sides stay coalesced for either layout. Grid (segs Kp, rows_p / 4, batch), local
- * (32, 8, 1); Kp a multiple of 32. */
+ * (32, 8, 1); Kp a multiple of 32. PACK_TILED: the same values in pack_at's tiled order. */
 __kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
 gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int trans, int rows, int K,
                 __global pack_t *P, ulong p_off, int Kp, int rows_p, int segs, int lo_mask)
@@ -282,7 +231,7 @@ gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int 
     const long ldp = (long)segs * Kp;
     const ulong b = get_group_id(2);
     X += off + b * stride;
-    P += p_off + b * (ulong)rows_p * (ulong)ldp + (ulong)seg * (ulong)Kp;
+    P += p_off + b * (ulong)rows_p * (ulong)ldp;
     for (int i = ty; i < 32; i += 8) {
         if (trans) { /* tile row i is k, column tx is r: reads along r */
             long k = k0 + i, r = r0 + tx;
@@ -294,5 +243,5 @@ gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int 
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = ty; i < 32; i += 8)
-        P[(r0 + i) * ldp + k0 + tx] = PACK_VALUE(t[i][tx], lo);
+        P[pack_at(r0 + i, (long)seg * Kp + k0 + tx, ldp)] = PACK_VALUE(t[i][tx], lo);
 }

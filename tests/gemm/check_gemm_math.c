@@ -574,6 +574,13 @@ static int ran_kernel(clt_context *ctx, const char *name)
     return ran;
 }
 
+/* The wgmma kernel the configuration names: CLT_GEMM_WGMMA_CFG="bulk,..." takes gemm_wgmma_bulk.cl. */
+static const char *wgmma_kernel(void)
+{
+    const char *cfg = getenv("CLT_GEMM_WGMMA_CFG");
+    return cfg && !strncmp(cfg, "bulk,", 5) ? "gemm_wgmma_bulk" : "gemm_wgmma";
+}
+
 /* The sm_90a wgmma path at every size (CLT_GEMM_WGMMA=1; by default it takes only products of 2048^3 and
  * more): TF32 and 3xTF32 cases across its 128-row/column tiles and its 32-wide k padding, every transpose, epilogues
  * and batches. On an sm_90 device the profiler must name its kernel
@@ -611,7 +618,7 @@ START_TEST(wgmma_switch)
                          (long long)c.batch, t, (int)call);
                 TU_OK(clt_profile_reset(ctx));
                 run_case(ctx, &c, label);
-                int ran = ran_kernel(ctx, "gemm_wgmma");
+                int ran = ran_kernel(ctx, wgmma_kernel());
                 ck_assert_msg(ran == sm90, "%s: the wgmma kernel %s", label, ran ? "ran off sm_90" : "did not run");
             }
         }
@@ -657,7 +664,8 @@ START_TEST(tensor_cores_16bit)
                     snprintf(label, sizeof label, "%s %s->%s %lldx%lldx%lld batch %lld t%d call %d",
                              path ? "wgmma" : "mma.sync", clt_dtype_name(c.in), clt_dtype_name(c.out),
                              (long long)c.m, (long long)c.n, (long long)c.k, (long long)c.batch, t, (int)call);
-                    char kernel[32] = "gemm_wgmma"; /* mma.sync: one kernel per transpose pair */
+                    char kernel[32]; /* mma.sync: one kernel per transpose pair */
+                    snprintf(kernel, sizeof kernel, "%s", wgmma_kernel());
                     if (!path)
                         snprintf(kernel, sizeof kernel, "gemm_mma16_%c%c", c.ta ? 't' : 'n', c.tb ? 't' : 'n');
                     TU_OK(clt_profile_reset(ctx));

@@ -16,7 +16,13 @@
  * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32;
  * for 3xTF32 three segments, [A_lo | A_hi | A_hi] and [B_hi | B_lo | B_hi]: one TF32 product over 3 K,
  * the three products of the split) padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms on the H200, counted in every
- * number above), then runs the wgmma kernel on them. */
+ * number above), then runs the wgmma kernel on them.
+ *
+ * Experiment (CLT_GEMM_WGMMA_CFG=bulk,cx,cy,stages,pwarp[,lag], off by default): gemm_wgmma_bulk.cl, whose
+ * operands arrive by bulk copies of whole pre-swizzled slices (the pack kernel's PACK_TILED order) and, in
+ * clusters of cx x cy groups, multicast to the groups sharing a tile. Why: the 128 x 128 tile's operands
+ * cross L2 once per group (8192^3 TF32: 32 GiB at 5.3 ms = 6.4 TB/s), the likely ceiling of the cp.async
+ * kernel; a 2 x 2 cluster halves that. Not yet timed on a GPU. */
 #include "ops/gemm/gemm.h"
 
 #include <stdio.h>
@@ -32,27 +38,35 @@
 
 typedef struct wgmma_cfg {
     int wgs, mt, bk, stages, waitn, ring_kib;
+    /* bulk: gemm_wgmma_bulk.cl (operands by bulk copies, clusters of cx x cy groups, the copies issued by
+     * a fifth warp or, pwarp = 0, by item 0 lag slices behind); wgs, mt, bk, waitn, ring_kib then unused */
+    int bulk, cx, cy, pwarp, lag;
 } wgmma_cfg;
 
 /* 2 warpgroups of 64 x 128, k slices of 64 bytes (16 f32, 32 halves: the 64B swizzle) in 3 stages (exactly
  * 48 KiB): for TF32 the fastest of the configurations measured on the H200 (bench/RESULTS.md). */
-static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48}, default_cfg16 = {2, 1, 32, 3, 0, 48};
+static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48, 0, 1, 1, 1, 1},
+                       default_cfg16 = {2, 1, 32, 3, 0, 48, 0, 1, 1, 1, 1};
 
 static int64_t round_up(int64_t x, int64_t m)
 {
     return (x + m - 1) / m * m;
 }
 
-/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off; in16 the
- * operands' IN16 code (0: f32, rounded to TF32). */
-static clt_status pack(clt_context *ctx, int in16, cl_mem x, uint64_t off, int64_t stride, int64_t ld, int trans,
-                       int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
+/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off (tiled_bk > 0:
+ * in gemm_wgmma_bulk.cl's tiled order of slices of tiled_bk elements); in16 the operands' IN16 code (0: f32,
+ * rounded to TF32). */
+static clt_status pack(clt_context *ctx, int in16, int tiled_bk, cl_mem x, uint64_t off, int64_t stride, int64_t ld,
+                       int trans, int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
                        int segs, int lo_mask, int64_t batch, const char *who)
 {
     cl_kernel kern;
-    char opts[16] = "";
+    char opts[48] = "";
     if (in16) /* f32 keeps the option-less program it always had */
         snprintf(opts, sizeof opts, "-DIN16=%d", in16);
+    if (tiled_bk) /* gemm_wgmma_bulk.cl's slices of tiled_bk elements */
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s-DBK=%d -DPACK_TILED=1", in16 ? " " : "",
+                 tiled_bk);
     clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma_pack", &kern);
     if (st != CLT_SUCCESS)
         return st;
@@ -111,13 +125,22 @@ static int wanted(const clt__gemm_problem *p)
 }
 
 /* The configuration for elements of esz bytes: the default, or CLT_GEMM_WGMMA_CFG=
- * "wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs; bk in elements; checked against what the kernel accepts:
+ * "wgs,mt,bk,stages,waitn[,ring_kib]" or "bulk,cx,cy,stages,pwarp[,lag]" (A/B runs; bk in elements; checked
+ * against what the kernels accept:
  * tile rows of 32, 64 or 128 bytes, at least one slice in flight, a ring within ring_kib KiB of local
  * memory, 48 by default; more only probes whether the driver takes it). */
 static wgmma_cfg choose(int esz)
 {
-    wgmma_cfg c = esz == 4 ? default_cfg : default_cfg16, f = {0, 0, 0, 0, 0, 48};
+    wgmma_cfg c = esz == 4 ? default_cfg : default_cfg16, f = {0, 0, 0, 0, 0, 48, 1, 1, 1, 1, 1};
     const char *e = getenv("CLT_GEMM_WGMMA_CFG");
+    /* "bulk,cx,cy,stages,pwarp[,lag]": gemm_wgmma_bulk.cl (8 KiB slots, 5 within 48 KiB) */
+    int nb = e ? sscanf(e, "bulk,%d,%d,%d,%d,%d", &f.cx, &f.cy, &f.stages, &f.pwarp, &f.lag) : 0;
+    if (nb >= 4 && (f.cx == 1 || f.cx == 2) && (f.cy == 1 || f.cy == 2) && f.stages >= 2 && f.stages <= 5 &&
+        (f.pwarp == 0 || f.pwarp == 1) && f.lag >= 1 && f.lag < f.stages) {
+        f.bk = 32 / esz;
+        return f;
+    }
+    f.bulk = 0;
     int n = e ? sscanf(e, "%d,%d,%d,%d,%d,%d", &f.wgs, &f.mt, &f.bk, &f.stages, &f.waitn, &f.ring_kib) : 0;
     int rowb = f.bk * esz;
     if ((n == 5 || n == 6) && (f.wgs == 1 || f.wgs == 2) && (f.mt == 1 || f.mt == 2) &&
@@ -152,8 +175,9 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who, (int)p->act);
     size_t esz = in16 ? 2 : 4;
     wgmma_cfg c = choose((int)esz);
-    int64_t bm = 64 * c.mt * c.wgs, bn = 128;
-    int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn);
+    /* tile rows / columns; the bulk kernel's grid also covers whole clusters */
+    int64_t bm = c.bulk ? 128 : 64 * c.mt * c.wgs, bn = 128;
+    int64_t mp = round_up(p->m, c.bulk ? 128 * c.cy : bm), np = round_up(p->n, c.bulk ? 128 * c.cx : bn);
     int64_t kp = round_up(p->k, c.bk > WGMMA_KP ? c.bk : WGMMA_KP);
     double elems = ((double)mp + (double)np) * (double)kp * segs * (double)p->batch;
     if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp * segs > 2147483647LL - 64 ||
@@ -167,13 +191,18 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     char types[32] = ""; /* f32 keeps the options its program always had */
     if (in16)
         snprintf(types, sizeof types, " -DIN16=%d -DOUT16=%d", in16, out16);
-    snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.wgs, c.mt,
-             c.bk, c.stages, c.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
+    if (c.bulk)
+        snprintf(opts, sizeof opts, "-DCX=%d -DCY=%d -DSTAGES=%d -DPWARP=%d -DLAG=%d -DIDX64=%d%s%s%s", c.cx, c.cy,
+                 c.stages, c.pwarp, c.lag, idx64, types, *act ? " -DACT=" : "", act);
+    else
+        snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.wgs, c.mt,
+                 c.bk, c.stages, c.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
+    const char *kname = c.bulk ? "gemm_wgmma_bulk" : "gemm_wgmma";
     cl_kernel k;
-    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma", &k);
+    clt_status st = clt__kernel_get(ctx, kname, opts, kname, &k);
     if (st != CLT_SUCCESS)
         return st;
-    size_t wg = (size_t)(128 * c.wgs);
+    size_t wg = (size_t)(c.bulk ? 128 + 32 * c.pwarp : 128 * c.wgs);
     if (clt__group_limit(ctx, k) < wg)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma kernel does not fit", who);
     cl_mem ws;
@@ -182,10 +211,11 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
         return st;
     uint64_t b_at = (uint64_t)(mp * kp * segs * p->batch);
     /* 3xTF32: lo segments A's first, B's second (see the top) */
-    if ((st = pack(ctx, in16, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
+    const int tiled = c.bulk ? c.bk : 0;
+    if ((st = pack(ctx, in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
                    segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
         /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
-        (st = pack(ctx, in16, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
+        (st = pack(ctx, in16, tiled, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
                    kp, segs, split ? 2 : 0, p->batch, who)) != CLT_SUCCESS)
         return st;
     clt__gemm_problem q = *p;
