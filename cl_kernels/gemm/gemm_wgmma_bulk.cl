@@ -109,8 +109,8 @@ static inline __attribute__((always_inline)) void bulk_copy(uint dst, __global c
                                                             uint mask)
 {
     if (mask == 0)
-        asm volatile("//SM90A cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(
-                         dst),
+        asm volatile("//SM90A cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], %2, [%3];\n" ::"r"(dst),
                      "l"(src), "r"(bytes), "r"(bar)
                      : "memory");
     else

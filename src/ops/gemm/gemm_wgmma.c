@@ -212,11 +212,11 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     uint64_t b_at = (uint64_t)(mp * kp * segs * p->batch);
     /* 3xTF32: lo segments A's first, B's second (see the top) */
     const int tiled = c.bulk ? c.bk : 0;
-    if ((st = pack(ctx, in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k, ws, 0, mp, kp,
-                   segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
+    if ((st = pack(ctx, in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k,
+                   ws, 0, mp, kp, segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
         /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
-        (st = pack(ctx, in16, tiled, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k, ws, b_at, np,
-                   kp, segs, split ? 2 : 0, p->batch, who)) != CLT_SUCCESS)
+        (st = pack(ctx, in16, tiled, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k,
+                   ws, b_at, np, kp, segs, split ? 2 : 0, p->batch, who)) != CLT_SUCCESS)
         return st;
     clt__gemm_problem q = *p;
     q.a = ws;
