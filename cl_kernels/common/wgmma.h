@@ -1,42 +1,17 @@
 /* What the wgmma GEMM kernels share (gemm/gemm_wgmma.cl: operands staged by cp.async;
- * gemm/gemm_wgmma_bulk.cl: by bulk copies): the swizzled K-major local layout wgmma reads, its
- * shared-memory descriptor, and the m64n128 multiply-accumulate. Hopper (sm_90a) only: the wgmma
+ * gemm/gemm_wgmma_bulk.cl: by bulk copies): the swizzled K-major local layout wgmma reads
+ * (common/wgmma_layout.h), its shared-memory descriptor, and the m64n128 multiply-accumulate. Hopper (sm_90a) only: the wgmma
  * lines are "//SM90A " asm comments that src/program/sm90a_build.c turns into instructions.
  *
- * Layout: a tile of rows x ROWB bytes (ROWB = 32, 64 or 128: BK elements of ESZ bytes) stores row r at
- * r * ROWB with its 16-byte chunk c at chunk wgmma_chunk(c, r) = c ^ ((r >> SWZ_SHIFT) & (KC - 1)),
- * the hardware's 32B / 64B / 128B swizzle (address bits 4.. XORed with bits 7..), so a tile starts
- * at a 1024-byte boundary (or a multiple of its 8-row repeat inside one).
  * The includer defines ROWB, ESZ and IN16 (0: TF32 products, k8 a step; 1 / 2: f16 / bf16, k16). */
 #ifndef CLT_WGMMA_H
 #define CLT_WGMMA_H
 
 #include "common/gemm_common.h"
-
-#define KC (ROWB / 16)  /* 16-byte chunks per tile row */
-#define EPC (16 / ESZ)  /* elements per chunk */
-
-#if KC == 8
-#define SWZ_SHIFT 0
-#define SWZ_MODE 1ul /* 128B */
-#elif KC == 4
-#define SWZ_SHIFT 1
-#define SWZ_MODE 2ul /* 64B */
-#elif KC == 2
-#define SWZ_SHIFT 2
-#define SWZ_MODE 3ul /* 32B */
-#else
-#error "BK x the element size must be 32, 64 or 128 bytes"
-#endif
+#include "common/wgmma_layout.h"
 
 #define WGMMA_STR2(x) #x
 #define WGMMA_STR(x) WGMMA_STR2(x)
-
-/* The chunk where logical chunk c of tile row r is stored. */
-static inline __attribute__((always_inline)) int wgmma_chunk(int c, int r)
-{
-    return c ^ ((r >> SWZ_SHIFT) & (KC - 1));
-}
 
 /* wgmma shared-memory descriptor of a swizzled K-major operand whose first row (of 64 or 128) is at local
  * address addr: leading byte offset unused (1), stride byte offset 8 rows, the swizzle mode. */

@@ -1,24 +1,17 @@
 /* GEMM on Hopper's tensor cores through wgmma (the sm_90a path, see src/ops/gemm/gemm_wgmma.c):
  * C = act(alpha * op(A) op(B) + beta * C + bias) + residual, A and B f32 in TF32 or 3xTF32 math (IN16 = 0;
- * 3xTF32 through the pack kernel's segments, below) or f16 / bf16 (IN16 = 1 / 2, exact products), C f32 or
+ * 3xTF32 through gemm_wgmma_pack.cl's segments) or f16 / bf16 (IN16 = 1 / 2, exact products), C f32 or
  * the operands' 16-bit type (OUT16), f32 accumulation.
  * NVIDIA sm_90 only: the wgmma lines are "//SM90A " asm comments that src/program/sm90a_build.c turns
  * into instructions after the build (NVIDIA's OpenCL refuses them as code: its PTX target is sm_90).
  *
- * Two kernels:
- *   gemm_wgmma_pack: an operand into a K-contiguous, zero-padded copy, f32 rounded to TF32 (nearest,
- *     ties away, as cuBLAS's TF32 mode), 16-bit values copied as they are: P[r][k] = op(X)[r][k] for
- *     r < rows, k < K, else 0; rows_p a multiple of the tile, Kp of 32 (and of BK). A becomes [Mp][Kp], B
- *     (as op(B)^T) [Np][Kp]. wgmma reads TF32 operands only K-major, so a transpose is needed for half
- *     the layouts anyway; done here once, with the rounding and the padding, it leaves the main loop
- *     nothing to check and nothing to convert (16-bit operands take the same path: one kernel for all).
- *   gemm_wgmma: one group of WGS warpgroups computes a BM x BN tile (warpgroup w: rows 64 MT w .. of the
- *     tile, MT m64 x n128 wgmma accumulators = 64 MT floats per item). K in slices of BK elements through
- *     a STAGES-deep ring of local tiles filled by cp.async; per slice one barrier, then ROWB / 32 wgmma
- *     k-steps per accumulator (k8 for TF32, k16 for 16-bit: 32 bytes of a row either way), issued
- *     asynchronously; wgmma.wait_group WAITN lets one slice's products
- *     run while the next slice's barrier and copies are issued (the ring then prefetches
- *     STAGES - 1 - WAITN slices ahead, the slot it refills being one no wgmma still reads).
+ * gemm_wgmma: one group of WGS warpgroups computes a BM x BN tile (warpgroup w: rows 64 MT w .. of the
+ * tile, MT m64 x n128 wgmma accumulators = 64 MT floats per item) of the operands gemm_wgmma_pack.cl has
+ * packed. K in slices of BK elements through a STAGES-deep ring of local tiles filled by cp.async; per
+ * slice one barrier, then ROWB / 32 wgmma k-steps per accumulator (k8 for TF32, k16 for 16-bit: 32 bytes
+ * of a row either way), issued asynchronously; wgmma.wait_group WAITN lets one slice's products run while
+ * the next slice's barrier and copies are issued (the ring then prefetches STAGES - 1 - WAITN slices
+ * ahead, the slot it refills being one no wgmma still reads).
  *
  * Local layout: wgmma's swizzled K-major layout. A tile of R rows x BK elements stores row r at r * ROWB
  * (ROWB = BK x element size: 32, 64 or 128 bytes) with its 16-byte chunk c at chunk c ^ ((r >> SWZ_SHIFT) & (KC - 1)),
@@ -33,7 +26,7 @@
  * B in GEMM_ARGS (offs.x / offs.y their starts, strides.x / strides.y their batch strides, lda = ldb =
  * Kp, dims.z = Kp); C, bias and residual as in common/gemm_common.h.
  * -D contract: WGS, MT, BK, STAGES, WAITN, RING_LIMIT (bytes, default 48 KiB), plus IDX64, ACT, IN16 and
- * OUT16 of common/gemm_common.h (the pack kernel reads IN16, and BK with PACK_TILED). */
+ * OUT16 of common/gemm_common.h. */
 
 #ifndef WGS
 #define WGS 2
@@ -167,81 +160,4 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma(GEMM_AR
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 
     wgmma_store(d, MT, m0 + wg * MT * 64, n0, M, N, C, ldc, &epi);
-}
-
-#if IN16
-typedef ushort pack_t; /* 16-bit values are copied as bits */
-#define PACK_VALUE(x, lo) (x)
-#else
-typedef float pack_t;
-#define PACK_VALUE(x, lo) ((lo) ? wgmma_tf32_rest(x) : wgmma_tf32(x))
-/* Round to TF32, nearest, ties away from zero (cuBLAS's TF32 rounding): add half a TF32 unit and clear the
- * 13 dropped bits; Inf and NaN (exponent all ones) pass unchanged. */
-static inline float wgmma_tf32(float x)
-{
-    uint u = as_uint(x);
-    uint finite = (u & 0x7f800000u) ^ 0x7f800000u;
-    return finite ? as_float((u + 0x1000u) & 0xffffe000u) : x;
-}
-
-/* 3xTF32's residual x - tf32(x), exact in f32 (fed as it is: the tensor cores truncate it, 2^-22 of x, as
- * gemm_mma.cl's split); 0 for Inf and NaN, whose high part carries them. */
-static inline float wgmma_tf32_rest(float x)
-{
-    uint finite = (as_uint(x) & 0x7f800000u) ^ 0x7f800000u;
-    return finite ? x - wgmma_tf32(x) : 0.0f;
-}
-#endif
-
-#ifndef PACK_TILED
-#define PACK_TILED 0
-#endif
-#if PACK_TILED
-/* The layout gemm_wgmma_bulk.cl copies whole slices of: block (r / 128, k / BK) holds rows r & ~127 ..
- * + 127 x BK elements as one 128 x ROWB local tile (swizzled), at ((r / 128) KS + k / BK) 128 BK elements
- * (KS = ldp / BK slices a row block); rows_p a multiple of 128, ldp of BK. */
-static inline ulong pack_at(long r, long k, long ldp)
-{
-    const long rr = r & 127, e = k % BK;
-    return ((ulong)((r >> 7) * (ldp / BK) + k / BK) * 128 + (ulong)rr) * BK +
-           (ulong)(wgmma_chunk((int)(e / EPC), (int)rr) * EPC + e % EPC);
-}
-#else
-static inline ulong pack_at(long r, long k, long ldp)
-{
-    return (ulong)(r * ldp + k);
-}
-#endif
-
-/* P[p_off + ...][b][r][s Kp + k] (rows_p x segs Kp per batch, batch stride rows_p segs Kp) = X(r, k) inside
- * rows x K, else 0, for each segment s < segs: f32 rounded to TF32, or (bit s of lo_mask) the residual
- * that rounding left; X(r, k) = trans ? X[k * ld + r] : X[r * ld + k] after off + b * stride. Segments
- * make 3xTF32 one TF32 product over 3 Kp: [A_lo | A_hi | A_hi] times [B_hi ; B_lo ; B_hi] is
- * A_lo B_hi + A_hi B_lo + A_hi B_hi, small terms first as gemm_mma.cl sums them. 32 x 32 tiles through
- * local memory, so both sides stay coalesced for either layout. Grid (segs Kp, rows_p / 4, batch), local
- * (32, 8, 1); Kp a multiple of 32. PACK_TILED: the same values in pack_at's tiled order. */
-__kernel __attribute__((reqd_work_group_size(32, 8, 1))) void
-gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int trans, int rows, int K,
-                __global pack_t *P, ulong p_off, int Kp, int rows_p, int segs, int lo_mask)
-{
-    __local pack_t t[32][33];
-    const int tx = get_local_id(0), ty = get_local_id(1);
-    const int seg = (int)(get_group_id(0) * 32 / (size_t)Kp), lo = (lo_mask >> seg) & 1;
-    const long r0 = (long)get_group_id(1) * 32, k0 = (long)get_group_id(0) * 32 - (long)seg * Kp;
-    const long ldp = (long)segs * Kp;
-    const ulong b = get_group_id(2);
-    X += off + b * stride;
-    P += p_off + b * (ulong)rows_p * (ulong)ldp;
-    for (int i = ty; i < 32; i += 8) {
-        if (trans) { /* tile row i is k, column tx is r: reads along r */
-            long k = k0 + i, r = r0 + tx;
-            t[tx][i] = k < K && r < rows ? X[k * ld + r] : (pack_t)0;
-        } else {
-            long r = r0 + i, k = k0 + tx;
-            t[i][tx] = k < K && r < rows ? X[r * ld + k] : (pack_t)0;
-        }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int i = ty; i < 32; i += 8)
-        P[pack_at(r0 + i, (long)seg * Kp + k0 + tx, ldp)] = PACK_VALUE(t[i][tx], lo);
 }

@@ -1,5 +1,6 @@
-/* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl), the sm_90a path of issue 18: TF32 and
- * f16 / bf16 products; the dispatcher tries it before the mma.sync kernels, which stay its fallback.
+/* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl on operands packed by gemm_wgmma_pack.cl),
+ * the sm_90a path of issue 18: TF32 and f16 / bf16 products; the dispatcher tries it before the mma.sync
+ * kernels, which stay its fallback.
  *
  * When: on an sm_90 device, f32 A, B and C in TF32 or 3xTF32 math, or f16 / bf16 A and B (any math mode:
  * their products are exact) with C f32 or of their type, by default only for products of at least
@@ -62,12 +63,12 @@ static clt_status pack(clt_context *ctx, int in16, int tiled_bk, cl_mem x, uint6
 {
     cl_kernel kern;
     char opts[48] = "";
-    if (in16) /* f32 keeps the option-less program it always had */
+    if (in16)
         snprintf(opts, sizeof opts, "-DIN16=%d", in16);
     if (tiled_bk) /* gemm_wgmma_bulk.cl's slices of tiled_bk elements */
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s-DBK=%d -DPACK_TILED=1", in16 ? " " : "",
                  tiled_bk);
-    clt_status st = clt__kernel_get(ctx, "gemm_wgmma", opts, "gemm_wgmma_pack", &kern);
+    clt_status st = clt__kernel_get(ctx, "gemm_wgmma_pack", opts, "gemm_wgmma_pack", &kern);
     if (st != CLT_SUCCESS)
         return st;
     cl_ulong o = off, s = (cl_ulong)stride;
