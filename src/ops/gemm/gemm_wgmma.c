@@ -37,17 +37,27 @@
 #define WGMMA_SLOT 10
 #define WGMMA_KP 32 /* K padded to multiples of the pack kernel's tile (and of BK) */
 
-typedef struct wgmma_cfg {
+/* gemm_wgmma.cl: WGS warpgroups of MT m64 x n128 accumulators, k slices of BK elements staged by cp.async in
+ * a STAGES-deep ring (within RING_KIB KiB of local memory), wgmma.wait_group WAITN */
+typedef struct ring_cfg {
     int wgs, mt, bk, stages, waitn, ring_kib;
-    /* bulk: gemm_wgmma_bulk.cl (operands by bulk copies, clusters of cx x cy groups, the copies issued by
-     * a fifth warp or, pwarp = 0, by item 0 lag slices behind); wgs, mt, bk, waitn, ring_kib then unused */
-    int bulk, cx, cy, pwarp, lag;
+} ring_cfg;
+
+/* gemm_wgmma_bulk.cl: 128 x 128 tiles of 32-byte slices arriving by bulk copies into STAGES slots, clusters
+ * of CX x CY groups, the copies issued by a fifth warp (pwarp 1) or by item 0 lag slices behind (pwarp 0) */
+typedef struct bulk_cfg {
+    int cx, cy, stages, pwarp, lag;
+} bulk_cfg;
+
+typedef struct wgmma_cfg {
+    int bulk; /* which kernel: bulk_cfg b (gemm_wgmma_bulk.cl) or ring_cfg r (gemm_wgmma.cl) */
+    ring_cfg r;
+    bulk_cfg b;
 } wgmma_cfg;
 
 /* 2 warpgroups of 64 x 128, k slices of 64 bytes (16 f32, 32 halves: the 64B swizzle) in 3 stages (exactly
  * 48 KiB): for TF32 the fastest of the configurations measured on the H200 (bench/RESULTS.md). */
-static const wgmma_cfg default_cfg = {2, 1, 16, 3, 0, 48, 0, 1, 1, 1, 1},
-                       default_cfg16 = {2, 1, 32, 3, 0, 48, 0, 1, 1, 1, 1};
+static const ring_cfg default_ring = {2, 1, 16, 3, 0, 48}, default_ring16 = {2, 1, 32, 3, 0, 48};
 
 static int64_t round_up(int64_t x, int64_t m)
 {
@@ -125,30 +135,41 @@ static int wanted(const clt__gemm_problem *p)
            (double)p->m * (double)p->n * (double)p->k >= floor;
 }
 
-/* The configuration for elements of esz bytes: the default, or CLT_GEMM_WGMMA_CFG=
- * "wgs,mt,bk,stages,waitn[,ring_kib]" or "bulk,cx,cy,stages,pwarp[,lag]" (A/B runs; bk in elements; checked
- * against what the kernels accept:
- * tile rows of 32, 64 or 128 bytes, at least one slice in flight, a ring within ring_kib KiB of local
- * memory, 48 by default; more only probes whether the driver takes it). */
+/* CLT_GEMM_WGMMA_CFG="bulk,cx,cy,stages,pwarp[,lag]" (A/B runs): 1 x 1 to 2 x 2 clusters, 2-5 slots of
+ * 8 KiB (five fit 48 KiB), lag below the slots; 0 when e is not that. */
+static int parse_bulk(const char *e, bulk_cfg *b)
+{
+    *b = (bulk_cfg){1, 1, 0, 1, 1};
+    int n = sscanf(e, "bulk,%d,%d,%d,%d,%d", &b->cx, &b->cy, &b->stages, &b->pwarp, &b->lag);
+    return n >= 4 && (b->cx == 1 || b->cx == 2) && (b->cy == 1 || b->cy == 2) && b->stages >= 2 &&
+           b->stages <= 5 && (b->pwarp == 0 || b->pwarp == 1) && b->lag >= 1 && b->lag < b->stages;
+}
+
+/* CLT_GEMM_WGMMA_CFG="wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs; bk in elements of esz bytes): tile rows
+ * of 32, 64 or 128 bytes, at least one slice in flight, a ring within ring_kib KiB of local memory (48 by
+ * default; more only probes whether the driver takes it); 0 when e is not that. */
+static int parse_ring(const char *e, int esz, ring_cfg *r)
+{
+    *r = (ring_cfg){0, 0, 0, 0, 0, 48};
+    int n = sscanf(e, "%d,%d,%d,%d,%d,%d", &r->wgs, &r->mt, &r->bk, &r->stages, &r->waitn, &r->ring_kib);
+    int rowb = r->bk * esz;
+    return (n == 5 || n == 6) && (r->wgs == 1 || r->wgs == 2) && (r->mt == 1 || r->mt == 2) &&
+           (rowb == 32 || rowb == 64 || rowb == 128) && (r->waitn == 0 || r->waitn == 1) &&
+           r->stages - 1 - r->waitn >= 1 && r->stages - 1 - r->waitn <= 5 && r->ring_kib >= 48 &&
+           r->ring_kib <= 227 && (64 * r->mt * r->wgs + 128) * rowb * r->stages <= r->ring_kib * 1024;
+}
+
+/* The configuration for elements of esz bytes: CLT_GEMM_WGMMA_CFG when it parses as either kernel's, else
+ * the default. */
 static wgmma_cfg choose(int esz)
 {
-    wgmma_cfg c = esz == 4 ? default_cfg : default_cfg16, f = {0, 0, 0, 0, 0, 48, 1, 1, 1, 1, 1};
+    wgmma_cfg c = {0, esz == 4 ? default_ring : default_ring16, {1, 1, 5, 1, 1}};
     const char *e = getenv("CLT_GEMM_WGMMA_CFG");
-    /* "bulk,cx,cy,stages,pwarp[,lag]": gemm_wgmma_bulk.cl (8 KiB slots, 5 within 48 KiB) */
-    int nb = e ? sscanf(e, "bulk,%d,%d,%d,%d,%d", &f.cx, &f.cy, &f.stages, &f.pwarp, &f.lag) : 0;
-    if (nb >= 4 && (f.cx == 1 || f.cx == 2) && (f.cy == 1 || f.cy == 2) && f.stages >= 2 && f.stages <= 5 &&
-        (f.pwarp == 0 || f.pwarp == 1) && f.lag >= 1 && f.lag < f.stages) {
-        f.bk = 32 / esz;
-        return f;
-    }
-    f.bulk = 0;
-    int n = e ? sscanf(e, "%d,%d,%d,%d,%d,%d", &f.wgs, &f.mt, &f.bk, &f.stages, &f.waitn, &f.ring_kib) : 0;
-    int rowb = f.bk * esz;
-    if ((n == 5 || n == 6) && (f.wgs == 1 || f.wgs == 2) && (f.mt == 1 || f.mt == 2) &&
-        (rowb == 32 || rowb == 64 || rowb == 128) && (f.waitn == 0 || f.waitn == 1) &&
-        f.stages - 1 - f.waitn >= 1 && f.stages - 1 - f.waitn <= 5 && f.ring_kib >= 48 && f.ring_kib <= 227 &&
-        (64 * f.mt * f.wgs + 128) * rowb * f.stages <= f.ring_kib * 1024)
-        c = f;
+    ring_cfg r;
+    if (e && parse_bulk(e, &c.b))
+        c.bulk = 1;
+    else if (e && parse_ring(e, esz, &r))
+        c.r = r;
     return c;
 }
 
@@ -177,9 +198,10 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     size_t esz = in16 ? 2 : 4;
     wgmma_cfg c = choose((int)esz);
     /* tile rows / columns; the bulk kernel's grid also covers whole clusters */
-    int64_t bm = c.bulk ? 128 : 64 * c.mt * c.wgs, bn = 128;
-    int64_t mp = round_up(p->m, c.bulk ? 128 * c.cy : bm), np = round_up(p->n, c.bulk ? 128 * c.cx : bn);
-    int64_t kp = round_up(p->k, c.bk > WGMMA_KP ? c.bk : WGMMA_KP);
+    int64_t bm = c.bulk ? 128 : 64 * c.r.mt * c.r.wgs, bn = 128;
+    int64_t mp = round_up(p->m, c.bulk ? 128 * c.b.cy : bm), np = round_up(p->n, c.bulk ? 128 * c.b.cx : bn);
+    const int bk = c.bulk ? 32 / (int)esz : c.r.bk; /* elements a k slice: 32-byte rows in the bulk kernel */
+    int64_t kp = round_up(p->k, bk > WGMMA_KP ? bk : WGMMA_KP);
     double elems = ((double)mp + (double)np) * (double)kp * segs * (double)p->batch;
     if (mp > 2147483647LL - 256 || np > 2147483647LL - 256 || kp * segs > 2147483647LL - 64 ||
         elems * (double)esz > (double)ctx->dev->entry->info.max_alloc_bytes)
@@ -187,23 +209,23 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     char opts[224];
     int idx64 = clt__gemm_needs_idx64(p) || (double)(mp > np ? mp : np) * (double)kp * segs > 2147483647.0;
     char ring[32] = "";
-    if (c.ring_kib != 48)
-        snprintf(ring, sizeof ring, " -DRING_LIMIT=%d", c.ring_kib * 1024);
+    if (!c.bulk && c.r.ring_kib != 48)
+        snprintf(ring, sizeof ring, " -DRING_LIMIT=%d", c.r.ring_kib * 1024);
     char types[32] = ""; /* f32 keeps the options its program always had */
     if (in16)
         snprintf(types, sizeof types, " -DIN16=%d -DOUT16=%d", in16, out16);
     if (c.bulk)
-        snprintf(opts, sizeof opts, "-DCX=%d -DCY=%d -DSTAGES=%d -DPWARP=%d -DLAG=%d -DIDX64=%d%s%s%s", c.cx, c.cy,
-                 c.stages, c.pwarp, c.lag, idx64, types, *act ? " -DACT=" : "", act);
+        snprintf(opts, sizeof opts, "-DCX=%d -DCY=%d -DSTAGES=%d -DPWARP=%d -DLAG=%d -DIDX64=%d%s%s%s", c.b.cx,
+                 c.b.cy, c.b.stages, c.b.pwarp, c.b.lag, idx64, types, *act ? " -DACT=" : "", act);
     else
-        snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.wgs, c.mt,
-                 c.bk, c.stages, c.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
+        snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.r.wgs,
+                 c.r.mt, c.r.bk, c.r.stages, c.r.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
     const char *kname = c.bulk ? "gemm_wgmma_bulk" : "gemm_wgmma";
     cl_kernel k;
     clt_status st = clt__kernel_get(ctx, kname, opts, kname, &k);
     if (st != CLT_SUCCESS)
         return st;
-    size_t wg = (size_t)(c.bulk ? 128 + 32 * c.pwarp : 128 * c.wgs);
+    size_t wg = (size_t)(c.bulk ? 128 + 32 * c.b.pwarp : 128 * c.r.wgs);
     if (clt__group_limit(ctx, k) < wg)
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the wgmma kernel does not fit", who);
     cl_mem ws;
@@ -212,7 +234,7 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
         return st;
     uint64_t b_at = (uint64_t)(mp * kp * segs * p->batch);
     /* 3xTF32: lo segments A's first, B's second (see the top) */
-    const int tiled = c.bulk ? c.bk : 0;
+    const int tiled = c.bulk ? bk : 0;
     if ((st = pack(ctx, in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k,
                    ws, 0, mp, kp, segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
         /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
