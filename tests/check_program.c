@@ -136,8 +136,8 @@ START_TEST(embedded_tensor_source_is_inlined)
 }
 END_TEST
 
-/* The sm_90a pass's text step (src/program/sm90a_build.c): markers out, target raised, cluster shapes
- * into their entries, and refusals for PTX it must not touch. */
+/* The sm_90a pass's text step (src/program/sm90a_build.c): markers out, target raised, and refusals
+ * for PTX it must not touch. */
 START_TEST(sm90a_patch_text)
 {
     const char *why = NULL;
@@ -161,25 +161,6 @@ START_TEST(sm90a_patch_text)
     why = NULL;
     ck_assert_ptr_null(clt__sm90a_patch(".target sm_90a\n//SM90A x;\n", &why)); /* already raised: not ours */
     ck_assert_ptr_nonnull(why);
-    /* cluster shapes: the directive goes to the marker's own entry, before its body, once per entry */
-    const char *two = ".target sm_90\n.entry a(\n.param .u32 a_0\n)\n.reqntid 160, 1, 1\n{\n//SM90A x;\n"
-                      "//SM90A_CLUSTER 2, 1, 1\n//SM90A_CLUSTER 2, 1, 1\n}\n.entry b(\n)\n{\n//SM90A y;\n"
-                      "\t//SM90A_CLUSTER 1, 2, 1\n}\n";
-    out = clt__sm90a_patch(two, &why);
-    ck_assert_ptr_nonnull(out);
-    ck_assert_str_eq(out, ".target sm_90a\n.entry a(\n.param .u32 a_0\n)\n.reqntid 160, 1, 1\n"
-                          ".reqnctapercluster 2, 1, 1\n{\nx;\n}\n.entry b(\n)\n.reqnctapercluster 1, 2, 1\n{\ny;\n"
-                          "\t}\n");
-    free(out);
-    static const char *const bad[] = {".target sm_90\n//SM90A x;\n//SM90A_CLUSTER 2, 1, 1\n",
-                                      ".target sm_90\n.entry a(\n)\n{\n//SM90A x;\n//SM90A_CLUSTER 2, 1\n}\n",
-                                      ".target sm_90\n.entry a(\n)\n{\n//SM90A x;\n//SM90A_CLUSTER 4, 4, 2\n}\n",
-                                      ".target sm_90\n.entry a(\n)\n{\n//SM90A x;\n//SM90A_CLUSTER 0, 1, 1\n}\n"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        why = NULL;
-        ck_assert_ptr_null(clt__sm90a_patch(bad[i], &why));
-        ck_assert_msg(why && strstr(why, "SM90A_CLUSTER"), "case %zu: %s", i, why ? why : "(no reason)");
-    }
     clt_device_info nv = {0}, other = {0};
     nv.vendor = CLT_VENDOR_NVIDIA;
     other.vendor = CLT_VENDOR_AMD;

@@ -8,11 +8,10 @@
  * mbarrier (transaction bytes) that the consumers wait on; the consumers hand a slot back through a second
  * mbarrier. Nobody waits at a group barrier.
  *
- * Clusters (CX x CY groups, `.reqnctapercluster`, see src/program/sm90a_build.c): the CX groups of a
- * cluster row share their A tile and the CY of a column their B tile; each loads 1 / CX of A and 1 / CY of B
- * and multicasts it into the tiles of the groups sharing it, so L2 serves each tile once per cluster. A slot
- * is refilled only when every group it is written into has released it (its empty barrier counts the
- * consumer warps of the CX + CY - 1 groups sharing a tile with this one).
+ * H100, driver 580.159, 8192^3: TF32 5003 us vs 5468-5524 for gemm_wgmma.cl's cp.async ring, bf16 2868 vs 3005.
+ * Not here: thread-block clusters multicasting the tiles neighbouring groups share (half the L2 traffic in
+ * 2 x 2): NVIDIA's OpenCL launches every group as a cluster of one even when the entry asks for more with
+ * .reqnctapercluster (a probe read %cluster_nctarank = 1 in every group), and the multicast then faults.
  *
  * Group: one consumer warpgroup (items 0..127) computes the 128 x 128 tile (2 m64 x n128 accumulators, 128
  * floats an item); the copies are issued by item 128 (PWARP = 1: a fifth warp) or by item 0 between its
@@ -21,17 +20,11 @@
  * slot. Slice t waits on full[t % STAGES] (parity (t / STAGES) & 1); its products are committed, then
  * wgmma.wait_group 1 leaves them running while slice t - 1's slot is released.
  *
- * Grid: (Np / 128 * WG, Mp / 128, batch), local (WG, 1, 1), WG = 128 + 32 PWARP; Np a multiple of
- * 128 CX, Mp of 128 CY. A and B (GEMM_ARGS) are the packed copies: offs.x / offs.y their starts,
+ * Grid: (Np / 128 * WG, Mp / 128, batch), local (WG, 1, 1), WG = 128 + 32 PWARP; Np and Mp multiples of
+ * 128. A and B (GEMM_ARGS) are the packed copies: offs.x / offs.y their starts,
  * strides.x / strides.y their batch strides, dims.z = K of the packed rows (a multiple of BK); lda, ldb
  * unused. C, bias, residual and the epilogue as in common/gemm_common.h.
- * -D contract: CX, CY (1 or 2), STAGES, PWARP, LAG, plus IDX64, ACT, IN16, OUT16 of common/gemm_common.h. */
-#ifndef CX
-#define CX 1
-#endif
-#ifndef CY
-#define CY 1
-#endif
+ * -D contract: STAGES, PWARP, LAG, plus IDX64, ACT, IN16, OUT16 of common/gemm_common.h. */
 #ifndef STAGES
 #define STAGES 5
 #endif
@@ -51,14 +44,10 @@
 #define BK (ROWB / ESZ)
 #include "common/wgmma.h"
 
-#define NCL (CX * CY)
 #define TILE_BYTES (128 * ROWB)
 #define STAGE_BYTES (2 * TILE_BYTES)
 #define WG (128 + 32 * PWARP)
 
-#if (CX != 1 && CX != 2) || (CY != 1 && CY != 2)
-#error "clusters of 1 or 2 groups a side"
-#endif
 #if STAGES < 2 || STAGES * (STAGE_BYTES + 16) > 49152
 #error "2 or more slots, all within 48 KiB with their barriers"
 #endif
@@ -90,78 +79,28 @@ static inline __attribute__((always_inline)) void bulk_mbar_expect(uint bar, uin
                  : "memory");
 }
 
-/* An arrival on the barrier at the same local address in the cluster's group `rank`. */
-static inline __attribute__((always_inline)) void bulk_mbar_arrive(uint bar, uint rank)
+static inline __attribute__((always_inline)) void bulk_mbar_arrive(uint bar)
 {
-#if NCL > 1
-    asm volatile("{\n.reg .b32 ra;\n//SM90A mapa.shared::cluster.u32 ra, %0, %1;\n"
-                 "//SM90A mbarrier.arrive.release.cluster.shared::cluster.b64 _, [ra];\n}\n" ::"r"(bar),
-                 "r"(rank)
-                 : "memory");
-#else
     asm volatile("{\n.reg .b64 st;\n//SM90A mbarrier.arrive.shared::cta.b64 st, [%0];\n}\n" ::"r"(bar) : "memory");
-#endif
 }
 
-/* bytes from src into local dst; with mask, into dst of every group of the cluster whose bit is set, each
- * counting the bytes on its barrier at bar's address. */
-static inline __attribute__((always_inline)) void bulk_copy(uint dst, __global const uchar *src, uint bytes, uint bar,
-                                                            uint mask)
+/* bytes from src into local dst, counted on the barrier bar when they land. */
+static inline __attribute__((always_inline)) void bulk_copy(uint dst, __global const uchar *src, uint bytes, uint bar)
 {
-    if (mask == 0)
-        asm volatile("//SM90A cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                     "[%0], [%1], %2, [%3];\n" ::"r"(dst),
-                     "l"(src), "r"(bytes), "r"(bar)
-                     : "memory");
-    else
-        asm volatile("{\n.reg .b16 m;\n//SM90A cvt.u16.u32 m, %4;\n"
-                     "//SM90A cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
-                     "[%0], [%1], %2, [%3], m;\n}\n" ::"r"(dst),
-                     "l"(src), "r"(bytes), "r"(bar), "r"(mask)
-                     : "memory");
+    asm volatile("//SM90A cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];\n" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
 }
 
-static inline __attribute__((always_inline)) uint bulk_cluster_id(int axis)
-{
-    uint r;
-    if (axis == 0)
-        asm volatile("//SM90A mov.u32 %0, %%cluster_ctaid.x;\n" : "=r"(r));
-    else
-        asm volatile("//SM90A mov.u32 %0, %%cluster_ctaid.y;\n" : "=r"(r));
-    return r;
-}
-
-static inline __attribute__((always_inline)) void bulk_cluster_sync(void)
-{
-    asm volatile("//SM90A barrier.cluster.arrive.release;\n//SM90A barrier.cluster.wait.acquire;\n" ::: "memory");
-}
-
-/* Slice t of this group's A and B row blocks (A_blk, B_blk: slice 0) into slot t % STAGES: this group's part,
- * multicast to the groups sharing it. Group (cx, cy) of the cluster is rank cx + CX cy. */
+/* Slice t of this group's A and B row blocks (A_blk, B_blk: slice 0) into slot t % STAGES. */
 static inline __attribute__((always_inline)) void bulk_issue(uint ring, uint full0, __global const uchar *A_blk,
-                                                             __global const uchar *B_blk, int t, uint cx, uint cy)
+                                                             __global const uchar *B_blk, int t)
 {
-    const uint a_part = TILE_BYTES / CX, b_part = TILE_BYTES / CY, s = (uint)t % STAGES;
-    const uint full = full0 + 8 * s, slot = ring + s * STAGE_BYTES;
+    const uint s = (uint)t % STAGES, full = full0 + 8 * s, slot = ring + s * STAGE_BYTES;
     bulk_mbar_expect(full, STAGE_BYTES);
-    const uint row_mask = CX > 1 ? ((1u << CX) - 1) << (cy * CX) : 0; /* the groups of this cluster row */
-    const uint col_mask = CY > 1 ? (1u | (1u << CX)) << cx : 0;        /* ... of this column (CY = 2) */
-    bulk_copy(slot + cx * a_part, A_blk + (size_t)t * TILE_BYTES + cx * a_part, a_part, full, row_mask);
-    bulk_copy(slot + TILE_BYTES + cy * b_part, B_blk + (size_t)t * TILE_BYTES + cy * b_part, b_part, full, col_mask);
-}
-
-/* Slot of slice t free in every group that slice's copies write into (warp lane 0 of each consumer warp). */
-static inline __attribute__((always_inline)) void bulk_release(uint empty0, int t, uint cx, uint cy)
-{
-    const uint e = empty0 + 8 * ((uint)t % STAGES);
-#if NCL > 1
-    for (int i = 0; i < CX; i++)
-        bulk_mbar_arrive(e, cy * CX + i);
-    if (CY > 1)
-        bulk_mbar_arrive(e, cx + (1 - cy) * CX);
-#else
-    bulk_mbar_arrive(e, 0);
-#endif
+    bulk_copy(slot, A_blk + (size_t)t * TILE_BYTES, TILE_BYTES, full);
+    bulk_copy(slot + TILE_BYTES, B_blk + (size_t)t * TILE_BYTES, TILE_BYTES, full);
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma_bulk(GEMM_ARGS)
@@ -169,12 +108,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma_bulk(GE
     __local float4 slots[STAGES * STAGE_BYTES / 16] __attribute__((aligned(1024)));
     __local ulong bars[2 * STAGES]; /* full[STAGES], then empty[STAGES] */
     GEMM_SETUP(get_group_id(2));
-#if NCL > 1
-    asm volatile("//SM90A_CLUSTER " WGMMA_STR(CX) ", " WGMMA_STR(CY) ", 1\n");
-    const uint cx = bulk_cluster_id(0), cy = bulk_cluster_id(1);
-#else
-    const uint cx = 0, cy = 0;
-#endif
     const uint ring = (uint)(size_t)slots, full0 = (uint)(size_t)bars, empty0 = full0 + 8 * STAGES;
     const int lid = get_local_id(0), slices = K / BK;
     const int m0 = get_group_id(1) * 128, n0 = get_group_id(0) * 128;
@@ -186,28 +119,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma_bulk(GE
     if (lid == 0) {
         for (int s = 0; s < STAGES; s++) {
             bulk_mbar_init(full0 + 8 * s, 1);
-            bulk_mbar_init(empty0 + 8 * s, 4 * (CX + CY - 1));
+            bulk_mbar_init(empty0 + 8 * s, 4); /* the consumer warps */
         }
         asm volatile("//SM90A fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
-#if NCL > 1
-    bulk_cluster_sync(); /* every group's barriers exist before anyone copies into or arrives on them */
-#else
     barrier(CLK_LOCAL_MEM_FENCE);
-#endif
 
 #if PWARP
     if (lid == 128) {
         for (int t = 0; t < slices; t++) {
-            if (t >= STAGES) /* released by every group this slice lands in */
+            if (t >= STAGES) /* released by the consumers */
                 bulk_mbar_wait(empty0 + 8 * (t % STAGES), ((t / STAGES) - 1) & 1);
-            bulk_issue(ring, full0, A_blk, B_blk, t, cx, cy);
+            bulk_issue(ring, full0, A_blk, B_blk, t);
         }
     }
 #else
     if (lid == 0)
         for (int t = 0; t < STAGES && t < slices; t++)
-            bulk_issue(ring, full0, A_blk, B_blk, t, cx, cy);
+            bulk_issue(ring, full0, A_blk, B_blk, t);
 #endif
     if (lid < 128) {
         float d[128];
@@ -224,19 +153,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void gemm_wgmma_bulk(GE
             asm volatile("//SM90A wgmma.commit_group.sync.aligned;\n" ::: "memory");
             asm volatile("//SM90A wgmma.wait_group.sync.aligned 1;\n" ::: "memory");
             if (t > 0 && (lid & 31) == 0)
-                bulk_release(empty0, t - 1, cx, cy);
+                bulk_mbar_arrive(empty0 + 8 * ((t - 1) % STAGES)); /* slice t - 1's slot is free */
 #if !PWARP
             const int tr = t - LAG;
             if (lid == 0 && tr >= 0 && tr + STAGES < slices) {
                 bulk_mbar_wait(empty0 + 8 * (tr % STAGES), (tr / STAGES) & 1);
-                bulk_issue(ring, full0, A_blk, B_blk, tr + STAGES, cx, cy);
+                bulk_issue(ring, full0, A_blk, B_blk, tr + STAGES);
             }
 #endif
         }
         asm volatile("//SM90A wgmma.wait_group.sync.aligned 0;\n" ::: "memory");
         wgmma_store(d, 2, m0, n0, M, N, C, ldc, &epi);
     }
-#if NCL > 1
-    bulk_cluster_sync(); /* no group leaves while a peer may still arrive on its barriers */
-#endif
 }

@@ -7,18 +7,13 @@
  * "//SM90A wgmma.fence.sync.aligned;": the compiler substitutes the asm operands (registers) into the
  * comment like into any asm text, and keeps it. After that build, this file takes the PTX, strips the
  * markers, raises the target, and builds the program again from that text. The disk cache then stores
- * the patched PTX, which loads like any other binary.
- *
- * A kernel launched in thread-block clusters says so the same way: "//SM90A_CLUSTER x, y, z" anywhere in
- * its body becomes the entry's `.reqnctapercluster x, y, z` directive (the cluster shape is then part of
- * the program, and an ordinary launch whose group counts it divides runs in clusters). */
+ * the patched PTX, which loads like any other binary. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "program/program.h"
 
 static const char marker[] = "//SM90A ";
-static const char cluster_marker[] = "//SM90A_CLUSTER ";
 
 int clt__sm90a_wanted(const clt_device_info *info, const char *source, size_t length)
 {
@@ -54,59 +49,10 @@ static char *replaced(const char *text, const char *from, const char *to, int *c
     return out;
 }
 
-/* ptx with each cluster marker line removed and its entry given `.reqnctapercluster` (once), heap; NULL
- * with *why on a marker outside an entry, a malformed shape, or no host memory. */
-static char *with_clusters(const char *ptx, const char **why)
-{
-    size_t n = strlen(ptx), extra = 0;
-    for (const char *p = strstr(ptx, cluster_marker); p; p = strstr(p + 1, cluster_marker))
-        extra += 64;
-    char *out = malloc(n + extra + 1);
-    if (!out) {
-        *why = "out of host memory";
-        return NULL;
-    }
-    strcpy(out, ptx);
-    char *m;
-    while ((m = strstr(out, cluster_marker)) != NULL) {
-        unsigned x, y, z;
-        char tail;
-        char *eol = strchr(m, '\n');
-        if (sscanf(m + sizeof cluster_marker - 1, "%u, %u, %u%c", &x, &y, &z, &tail) != 4 || tail != '\n' ||
-            x < 1 || y < 1 || z < 1 || x > 16 || y > 16 || z > 16 || x * y * z > 16 || !eol) {
-            *why = "a //SM90A_CLUSTER marker is not \"x, y, z\" (at most 16 groups)";
-            free(out);
-            return NULL;
-        }
-        memmove(m, eol + 1, strlen(eol + 1) + 1); /* the marker's line out */
-        char *entry = NULL;
-        for (char *e = strstr(out, ".entry "); e && e < m; e = strstr(e + 1, ".entry "))
-            entry = e;
-        char *body = entry ? strstr(entry, "\n{") : NULL;
-        if (!body || body > m) {
-            *why = "a //SM90A_CLUSTER marker outside a kernel";
-            free(out);
-            return NULL;
-        }
-        char directive[64];
-        int len = snprintf(directive, sizeof directive, "\n.reqnctapercluster %u, %u, %u", x, y, z);
-        char *seen = strstr(entry, ".reqnctapercluster");
-        if (seen && seen < body)
-            continue; /* the helper that carries the marker was inlined twice */
-        memmove(body + len, body, strlen(body) + 1);
-        memcpy(body, directive, (size_t)len);
-    }
-    return out;
-}
-
 char *clt__sm90a_patch(const char *ptx, const char **why)
 {
     int markers = 0, targets = 0;
-    char *clustered = with_clusters(ptx, why);
-    if (!clustered)
-        return NULL;
-    char *stripped = replaced(clustered, marker, "", &markers);
-    free(clustered);
+    char *stripped = replaced(ptx, marker, "", &markers);
     if (!stripped) {
         *why = "out of host memory";
         return NULL;

@@ -574,11 +574,12 @@ static int ran_kernel(clt_context *ctx, const char *name)
     return ran;
 }
 
-/* The wgmma kernel the configuration names: CLT_GEMM_WGMMA_CFG="bulk,..." takes gemm_wgmma_bulk.cl. */
+/* The wgmma kernel the configuration names: gemm_wgmma_bulk.cl by default, gemm_wgmma.cl for a
+ * CLT_GEMM_WGMMA_CFG of its numbers ("wgs,mt,bk,stages,waitn"). */
 static const char *wgmma_kernel(void)
 {
     const char *cfg = getenv("CLT_GEMM_WGMMA_CFG");
-    return cfg && !strncmp(cfg, "bulk,", 5) ? "gemm_wgmma_bulk" : "gemm_wgmma";
+    return cfg && cfg[0] >= '0' && cfg[0] <= '9' ? "gemm_wgmma" : "gemm_wgmma_bulk";
 }
 
 /* The sm_90a wgmma path at every size (CLT_GEMM_WGMMA=1; by default it takes only products of 2048^3 and

@@ -1,29 +1,31 @@
-/* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma.cl on operands packed by gemm_wgmma_pack.cl),
- * the sm_90a path of issue 18: TF32 and f16 / bf16 products; the dispatcher tries it before the mma.sync
- * kernels, which stay its fallback.
+/* GEMM through Hopper's wgmma (cl_kernels/gemm/gemm_wgmma_bulk.cl, or gemm_wgmma.cl, on operands packed by
+ * gemm_wgmma_pack.cl), the sm_90a path of issue 18: TF32 and f16 / bf16 products; the dispatcher tries it
+ * before the mma.sync kernels, which stay its fallback.
  *
  * When: on an sm_90 device, f32 A, B and C in TF32 or 3xTF32 math, or f16 / bf16 A and B (any math mode:
  * their products are exact) with C f32 or of their type, by default only for products of at least
- * 2048^3 multiply-adds with m, n, k >= 1024 each: there it ran 1.57-1.76x faster than mma.sync on the
- * H200 in TF32 and 1.60-1.81x in bf16 (bench/RESULTS.md); at 1024^3 the two were even, and where one side
- * of the product is thin (a convolution's columns times a few filters) packing the operands costs more
- * than the product. 16-bit tiles hold 32 k (the same 64 bytes a row as TF32's 16: the 64B swizzle).
+ * 2048^3 multiply-adds with m, n, k >= 1024 each: there gemm_wgmma.cl ran 1.57-1.76x faster than mma.sync
+ * on the H200 in TF32 and 1.60-1.81x in bf16 (bench/RESULTS.md); at 1024^3 the two were even, and where
+ * one side of the product is thin (a convolution's columns times a few filters) packing the operands
+ * costs more than the product.
  * 3xTF32 from 4096^3 while its packed copies stay under 512 MiB (wanted()).
  * CLT_GEMM_WGMMA=1 takes every size (tests), =0 none (A/B runs).
  * Taken: any transposes, offsets, batches and epilogues (the packing absorbs every layout: unlike
  * mma.sync's, 16-bit operands need no alignment), no k segments. Declined (CLT_ERR_UNSUPPORTED, nothing
- * enqueued; the dispatcher goes on to mma.sync): other devices, f32 in fp32 math, k segments, alpha = 0 or empty products, and packed copies that would not fit one allocation.
+ * enqueued; the dispatcher goes on to mma.sync): other devices, f32 in fp32 math, k segments, alpha = 0 or
+ * empty products, and packed copies that would not fit one allocation.
  *
  * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32;
  * for 3xTF32 three segments, [A_lo | A_hi | A_hi] and [B_hi | B_lo | B_hi]: one TF32 product over 3 K,
- * the three products of the split) padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms on the H200, counted in every
- * number above), then runs the wgmma kernel on them.
+ * the three products of the split) padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms
+ * on the H200, counted in every number above), then runs the wgmma kernel on them.
  *
- * Experiment (CLT_GEMM_WGMMA_CFG=bulk,cx,cy,stages,pwarp[,lag], off by default): gemm_wgmma_bulk.cl, whose
- * operands arrive by bulk copies of whole pre-swizzled slices (the pack kernel's PACK_TILED order) and, in
- * clusters of cx x cy groups, multicast to the groups sharing a tile. Why: the 128 x 128 tile's operands
- * cross L2 once per group (8192^3 TF32: 32 GiB at 5.3 ms = 6.4 TB/s), the likely ceiling of the cp.async
- * kernel; a 2 x 2 cluster halves that. Not yet timed on a GPU. */
+ * The kernel: gemm_wgmma_bulk.cl by default (the packed copy holds each 128-row x 32-byte slice as the bytes
+ * of its swizzled local tile, so one bulk copy moves it: H100, 8192^3, TF32 5003 us vs 5468-5524 for
+ * gemm_wgmma.cl, bf16 2868 vs 3005); CLT_GEMM_WGMMA_CFG selects either kernel's configuration (A/B runs).
+ * Both read every operand tile from L2 once per 128 x 128 output tile (8192^3 TF32: 32 GiB, 6.4-6.9 TB/s
+ * at 5.0-5.3 ms, near what L2 delivers); clusters that would share tiles between groups are not launched
+ * by NVIDIA's OpenCL (gemm_wgmma_bulk.cl). */
 #include "ops/gemm/gemm.h"
 
 #include <stdio.h>
@@ -43,10 +45,10 @@ typedef struct ring_cfg {
     int wgs, mt, bk, stages, waitn, ring_kib;
 } ring_cfg;
 
-/* gemm_wgmma_bulk.cl: 128 x 128 tiles of 32-byte slices arriving by bulk copies into STAGES slots, clusters
- * of CX x CY groups, the copies issued by a fifth warp (pwarp 1) or by item 0 lag slices behind (pwarp 0) */
+/* gemm_wgmma_bulk.cl: 128 x 128 tiles of 32-byte slices arriving by bulk copies into STAGES slots, the
+ * copies issued by a fifth warp (pwarp 1) or by item 0 lag slices behind (pwarp 0) */
 typedef struct bulk_cfg {
-    int cx, cy, stages, pwarp, lag;
+    int stages, pwarp, lag;
 } bulk_cfg;
 
 typedef struct wgmma_cfg {
@@ -55,8 +57,13 @@ typedef struct wgmma_cfg {
     bulk_cfg b;
 } wgmma_cfg;
 
-/* 2 warpgroups of 64 x 128, k slices of 64 bytes (16 f32, 32 halves: the 64B swizzle) in 3 stages (exactly
- * 48 KiB): for TF32 the fastest of the configurations measured on the H200 (bench/RESULTS.md). */
+/* Five 8 KiB slots filled by a fifth warp: H100, 8192^3 TF32, 5003-5004 us; 4 slots 5123, 3 slots 6695, the
+ * copies from item 0 one slice behind 5032. */
+static const bulk_cfg default_bulk = {5, 1, 1};
+
+/* gemm_wgmma.cl's best (CLT_GEMM_WGMMA_CFG's reference for A/B runs): 2 warpgroups of 64 x 128, k slices of
+ * 64 bytes (16 f32, 32 halves: the 64B swizzle) in 3 stages (exactly 48 KiB), measured on the H200
+ * (bench/RESULTS.md). */
 static const ring_cfg default_ring = {2, 1, 16, 3, 0, 48}, default_ring16 = {2, 1, 32, 3, 0, 48};
 
 static int64_t round_up(int64_t x, int64_t m)
@@ -135,14 +142,14 @@ static int wanted(const clt__gemm_problem *p)
            (double)p->m * (double)p->n * (double)p->k >= floor;
 }
 
-/* CLT_GEMM_WGMMA_CFG="bulk,cx,cy,stages,pwarp[,lag]" (A/B runs): 1 x 1 to 2 x 2 clusters, 2-5 slots of
- * 8 KiB (five fit 48 KiB), lag below the slots; 0 when e is not that. */
+/* CLT_GEMM_WGMMA_CFG="bulk,stages,pwarp[,lag]" (A/B runs): 2-5 slots of 8 KiB (five fit 48 KiB), lag
+ * below the slots; 0 when e is not that. */
 static int parse_bulk(const char *e, bulk_cfg *b)
 {
-    *b = (bulk_cfg){1, 1, 0, 1, 1};
-    int n = sscanf(e, "bulk,%d,%d,%d,%d,%d", &b->cx, &b->cy, &b->stages, &b->pwarp, &b->lag);
-    return n >= 4 && (b->cx == 1 || b->cx == 2) && (b->cy == 1 || b->cy == 2) && b->stages >= 2 &&
-           b->stages <= 5 && (b->pwarp == 0 || b->pwarp == 1) && b->lag >= 1 && b->lag < b->stages;
+    *b = (bulk_cfg){0, 1, 1};
+    int n = sscanf(e, "bulk,%d,%d,%d", &b->stages, &b->pwarp, &b->lag);
+    return n >= 2 && b->stages >= 2 && b->stages <= 5 && (b->pwarp == 0 || b->pwarp == 1) && b->lag >= 1 &&
+           b->lag < b->stages;
 }
 
 /* CLT_GEMM_WGMMA_CFG="wgs,mt,bk,stages,waitn[,ring_kib]" (A/B runs; bk in elements of esz bytes): tile rows
@@ -160,16 +167,17 @@ static int parse_ring(const char *e, int esz, ring_cfg *r)
 }
 
 /* The configuration for elements of esz bytes: CLT_GEMM_WGMMA_CFG when it parses as either kernel's, else
- * the default. */
+ * the bulk kernel's default. */
 static wgmma_cfg choose(int esz)
 {
-    wgmma_cfg c = {0, esz == 4 ? default_ring : default_ring16, {1, 1, 5, 1, 1}};
+    wgmma_cfg c = {1, esz == 4 ? default_ring : default_ring16, default_bulk};
     const char *e = getenv("CLT_GEMM_WGMMA_CFG");
+    bulk_cfg b;
     ring_cfg r;
-    if (e && parse_bulk(e, &c.b))
-        c.bulk = 1;
+    if (e && parse_bulk(e, &b))
+        c.b = b;
     else if (e && parse_ring(e, esz, &r))
-        c.r = r;
+        c = (wgmma_cfg){0, r, default_bulk};
     return c;
 }
 
@@ -197,9 +205,8 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who, (int)p->act);
     size_t esz = in16 ? 2 : 4;
     wgmma_cfg c = choose((int)esz);
-    /* tile rows / columns; the bulk kernel's grid also covers whole clusters */
-    int64_t bm = c.bulk ? 128 : 64 * c.r.mt * c.r.wgs, bn = 128;
-    int64_t mp = round_up(p->m, c.bulk ? 128 * c.b.cy : bm), np = round_up(p->n, c.bulk ? 128 * c.b.cx : bn);
+    int64_t bm = c.bulk ? 128 : 64 * c.r.mt * c.r.wgs, bn = 128; /* tile rows / columns */
+    int64_t mp = round_up(p->m, bm), np = round_up(p->n, bn);
     const int bk = c.bulk ? 32 / (int)esz : c.r.bk; /* elements a k slice: 32-byte rows in the bulk kernel */
     int64_t kp = round_up(p->k, bk > WGMMA_KP ? bk : WGMMA_KP);
     double elems = ((double)mp + (double)np) * (double)kp * segs * (double)p->batch;
@@ -215,8 +222,8 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     if (in16)
         snprintf(types, sizeof types, " -DIN16=%d -DOUT16=%d", in16, out16);
     if (c.bulk)
-        snprintf(opts, sizeof opts, "-DCX=%d -DCY=%d -DSTAGES=%d -DPWARP=%d -DLAG=%d -DIDX64=%d%s%s%s", c.b.cx,
-                 c.b.cy, c.b.stages, c.b.pwarp, c.b.lag, idx64, types, *act ? " -DACT=" : "", act);
+        snprintf(opts, sizeof opts, "-DSTAGES=%d -DPWARP=%d -DLAG=%d -DIDX64=%d%s%s%s", c.b.stages, c.b.pwarp,
+                 c.b.lag, idx64, types, *act ? " -DACT=" : "", act);
     else
         snprintf(opts, sizeof opts, "-DWGS=%d -DMT=%d -DBK=%d -DSTAGES=%d -DWAITN=%d%s -DIDX64=%d%s%s%s", c.r.wgs,
                  c.r.mt, c.r.bk, c.r.stages, c.r.waitn, ring, idx64, types, *act ? " -DACT=" : "", act);
