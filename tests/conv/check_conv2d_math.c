@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ops/gemm/gemm.h"
 #include "ref/conv_backward_ref.h"
 #include "ref/conv_ref.h"
 #include "util/test_util.h"
@@ -102,6 +103,66 @@ START_TEST(every_mode_every_pass)
 }
 END_TEST
 
+/* The tensor-core forward (conv2d_mma.cl, TF32 and 3xTF32) across its edges: a 7x7 stride-2 stem over 3
+ * channels (K = 147: weights copied element by element), Co of 1, 7, 64, 65 and 130 (both tile heights,
+ * partial tiles), P not a multiple of the 128-column tile and not of 4 (scalar stores across image
+ * boundaries) or a multiple of 4 (float4 stores), K below one slice and over several with a partial
+ * last one, dilation, asymmetric padding, strides, a 1x1 stride-2 kernel (not a GEMM), bias or none,
+ * identity and ReLU. On a device with tensor cores the profiler must show conv2d_mma ran each time;
+ * elsewhere the same calls take the fp32 kernels and must meet the same bounds. */
+START_TEST(mma_forward)
+{
+    clt_context *ctx = tu_profiled_context();
+    const int tc = clt__device_has_tensor_cores(ctx);
+    /* n ci h w co kh kw sh sw pt pb pl pr dh dw */
+    static const int32_t shapes[][15] = {{2, 3, 23, 19, 65, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},
+                                         {3, 16, 9, 11, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {1, 20, 17, 13, 130, 5, 3, 1, 2, 2, 0, 1, 2, 2, 1},
+                                         {2, 2, 8, 8, 7, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+                                         {4, 33, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+    const clt_math_mode modes[] = {CLT_MATH_TF32, CLT_MATH_FP32_3XTF32};
+    char label[160];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int md = 0; md < 2; md++) {
+            const int32_t *c = shapes[s];
+            clt_conv2d_params p;
+            clt_conv2d_params_init(&p);
+            p.stride_h = c[7], p.stride_w = c[8];
+            p.pad_top = c[9], p.pad_bottom = c[10], p.pad_left = c[11], p.pad_right = c[12];
+            p.dilation_h = c[13], p.dilation_w = c[14];
+            p.math = modes[md];
+            const clt_unary_op act = (s + md) % 2 ? CLT_RELU : CLT_IDENTITY;
+            const int with_bias = s != 1 || md == 0;
+            int64_t xs[4] = {c[0], c[1], c[2], c[3]}, ws[4] = {c[4], c[1], c[5], c[6]}, os[4];
+            TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
+            int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+            int64_t no = os[0] * os[1] * os[2] * os[3];
+            float *hx = random_of(nx), *hw = random_of(nw), *hb = random_of(c[4]);
+            clt_tensor *x = upload(ctx, xs, hx), *w = upload(ctx, ws, hw), *b = NULL, *out = NULL;
+            int64_t co = c[4];
+            if (with_bias)
+                TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &co, hb, (size_t)co * 4, &b));
+            TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &out));
+            tu_poison(out);
+            uint64_t before = tc ? tu_launches(ctx, NULL, "conv2d_mma") : 0;
+            TU_OK(clt_conv2d(x, w, b, &p, act, 0.0f, out));
+            snprintf(label, sizeof label, "%s forward, shape %zu (%s, %s)", clt_math_mode_name(modes[md]), s,
+                     with_bias ? "bias" : "no bias", act == CLT_RELU ? "relu" : "identity");
+            if (tc)
+                ck_assert_msg(tu_launches(ctx, NULL, "conv2d_mma") == before + 1, "%s: conv2d_mma did not run",
+                              label);
+            ref_conv rc = ref_conv_make(xs, ws, &p);
+            double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
+            ck_assert(want && scale);
+            ref_conv2d_forward(&rc, hx, hw, with_bias ? hb : NULL, act, 0.0, want, scale);
+            compare(out, want, scale, no, (double)(c[1] * c[5] * c[6] + 1), modes[md], label);
+            free(want), free(scale), free(hx), free(hw), free(hb);
+            clt_tensor_free(x), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
+        }
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(bad_mode_rejected)
 {
     clt_context *ctx = tu_context();
@@ -147,6 +208,7 @@ Suite *conv2d_math_suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, every_mode_every_pass);
     tcase_add_test(tc, bad_mode_rejected);
+    tcase_add_test(tc, mma_forward);
     suite_add_tcase(s, tc);
     return s;
 }

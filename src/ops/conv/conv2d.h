@@ -29,6 +29,15 @@ int clt__conv_is_pointwise(const clt__conv_geom *g);
  * CLT_ERR_UNSUPPORTED when no variant fits the device or the shape (the caller falls back). */
 clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
+/* The arguments of the direct-style forward kernels (conv2d.cl, conv2d_cpu.cl, conv2d_direct.cl,
+ * conv2d_mma.cl): x, w, bias, out, offsets, geometry, (P, flags, K, extra), act_alpha. */
+clt_status clt__conv_set_args(clt_context *ctx, const clt__conv_problem *p, cl_kernel k, int64_t extra,
+                              const char *who);
+
+/* Tensor cores (conv2d_mma.c): the implicit GEMM on mma.sync for TF32 / 3xTF32 math, one group.
+ * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
+clt_status clt__conv2d_mma(clt_context *ctx, const clt__conv_problem *p, const char *who);
+
 /* im2col (our kernel, into workspace slot 1) + CLBlast GEMM with the bias/activation epilogue
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);

@@ -13,8 +13,10 @@
  *   winograd  F(4x4, 3x3) for 3x3 / stride 1 / dilation 1 / one group (conv2d_winograd.c):
  *             transforms + our batched GEMM, 3 launches; chosen first when the class's
  *             thresholds pass (tune/conv_params.c), falling back to the choice below
+ *   mma       TF32 / 3xTF32 math on NVIDIA tensor cores (conv2d_mma.c): tried before all of the
+ *             above except the 1x1 GEMM, which has its own tensor-core path
  * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd forces one where it applies
- * (tests use it); anything else, or unset, means automatic. */
+ * (tests use it; "mma" is the automatic order, mma first); anything else, or unset, means automatic. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,9 +72,9 @@ static clt_status run_pointwise(clt_context *ctx, const clt__conv_problem *p, co
     return clt__gemm_dispatch(ctx, &q, who);
 }
 
-static clt_status set_args(conv_launch *L, cl_kernel k, int64_t extra)
+clt_status clt__conv_set_args(clt_context *ctx, const clt__conv_problem *p, cl_kernel k, int64_t extra,
+                              const char *who)
 {
-    const clt__conv_problem *p = L->p;
     const clt__conv_geom *g = &p->g;
     cl_mem bias = p->bias ? p->bias : p->w;
     int vec = (g->ho * g->wo) % 4 == 0 && p->out_off % 4 == 0;
@@ -84,19 +86,23 @@ static clt_status set_args(conv_launch *L, cl_kernel k, int64_t extra)
     cl_int flags = (p->bias ? 1 : 0) | (vec ? 2 : 0) | ((cl_int)p->act << 8);
     cl_int4 gc = {{(cl_int)(g->n * g->ho * g->wo), flags,
                    (cl_int)(g->ci_g * g->kh * g->kw), (cl_int)extra}};
-    clt_context *ctx = L->ctx;
     clt_status st;
-    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->x, L->who)) ||
-        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &p->w, L->who)) ||
-        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &bias, L->who)) ||
-        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &p->out, L->who)) ||
-        (st = clt__set_arg(ctx, k, 4, sizeof offs, &offs, L->who)) ||
-        (st = clt__set_arg(ctx, k, 5, sizeof ga, &ga, L->who)) ||
-        (st = clt__set_arg(ctx, k, 6, sizeof gb, &gb, L->who)) ||
-        (st = clt__set_arg(ctx, k, 7, sizeof gc, &gc, L->who)) ||
-        (st = clt__set_arg(ctx, k, 8, sizeof(float), &p->act_alpha, L->who)))
+    if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &p->x, who)) ||
+        (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &p->w, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &bias, who)) ||
+        (st = clt__set_arg(ctx, k, 3, sizeof(cl_mem), &p->out, who)) ||
+        (st = clt__set_arg(ctx, k, 4, sizeof offs, &offs, who)) ||
+        (st = clt__set_arg(ctx, k, 5, sizeof ga, &ga, who)) ||
+        (st = clt__set_arg(ctx, k, 6, sizeof gb, &gb, who)) ||
+        (st = clt__set_arg(ctx, k, 7, sizeof gc, &gc, who)) ||
+        (st = clt__set_arg(ctx, k, 8, sizeof(float), &p->act_alpha, who)))
         return st;
     return CLT_SUCCESS;
+}
+
+static clt_status set_args(conv_launch *L, cl_kernel k, int64_t extra)
+{
+    return clt__conv_set_args(L->ctx, L->p, k, extra, L->who);
 }
 
 static clt_status get_kernel(conv_launch *L, const char *family, const char *opts, const char *name,
@@ -263,6 +269,11 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
     conv_launch L = {ctx, p, who};
     const clt__conv_table *t = clt__conv_table_for(ctx);
     clt_status st = CLT_ERR_UNSUPPORTED;
+    /* TF32 / 3xTF32 on tensor cores first, unless another variant is forced */
+    if (!forces_single_path(e) && !(e && !strcmp(e, "winograd")))
+        st = clt__conv2d_mma(ctx, p, who);
+    if (st != CLT_ERR_UNSUPPORTED)
+        return st;
     if (e && !strncmp(e, "implicit", 8))
         st = try_implicit(&L, t, e[8] == ':' ? atoi(e + 9) : -1);
     else if (e && !strcmp(e, "cpu"))
