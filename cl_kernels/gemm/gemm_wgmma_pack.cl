@@ -4,7 +4,8 @@
  * r < rows, k < K, else 0; rows_p a multiple of the tile, Kp of 32 (and of BK). A becomes [Mp][Kp], B (as
  * op(B)^T) [Np][Kp]. wgmma reads TF32 operands only K-major, so a transpose is needed for half the layouts
  * anyway; done here once, with the rounding and the padding, it leaves the main loop nothing to check and
- * nothing to convert (16-bit operands take the same path: one kernel for all).
+ * nothing to convert (16-bit operands take the same path). Two kernels: gemm_wgmma_pack transposes through
+ * local memory (any layout), gemm_wgmma_pack_rows copies 16-byte chunks of operands already K-contiguous.
  * A program of its own: no wgmma instruction here, so it builds as any OpenCL program (not through
  * src/program/sm90a_build.c), once per operand type and layout instead of once per GEMM variant.
  * -D contract: IN16 (0: f32, else 16-bit values), PACK_TILED (gemm_wgmma_bulk.cl's slice order) with BK
@@ -18,10 +19,14 @@
 
 #if IN16
 typedef ushort pack_t; /* 16-bit values are copied as bits */
+typedef uint4 chunk_t; /* 16 bytes, moved as 32-bit words (one 16-byte access) */
 #define PACK_VALUE(x, lo) (x)
+#define CHUNK_LOAD(p) as_uint4(vload8(0, p))
 #else
 typedef float pack_t;
+typedef float4 chunk_t;
 #define PACK_VALUE(x, lo) ((lo) ? wgmma_tf32_rest(x) : wgmma_tf32(x))
+#define CHUNK_LOAD(p) vload4(0, p)
 /* Round to TF32, nearest, ties away from zero (cuBLAS's TF32 rounding): add half a TF32 unit and clear the
  * 13 dropped bits; Inf and NaN (exponent all ones) pass unchanged. */
 static inline float wgmma_tf32(float x)
@@ -40,8 +45,10 @@ static inline float wgmma_tf32_rest(float x)
 }
 #endif
 
-#if PACK_TILED
 #define ESZ (IN16 ? 2 : 4)
+#define CHUNK (16 / ESZ) /* elements in 16 bytes */
+
+#if PACK_TILED
 #define ROWB (BK * ESZ)
 #include "common/wgmma_layout.h"
 
@@ -92,4 +99,37 @@ gemm_wgmma_pack(__global const pack_t *X, ulong off, ulong stride, long ld, int 
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int i = ty; i < 32; i += 8)
         P[pack_at(r0 + i, (long)seg * Kp + k0 + tx, ldp)] = PACK_VALUE(t[i][tx], lo);
+}
+
+/* The same result for an operand that is already K-contiguous (trans 0), in 16-byte chunks: no local
+ * memory, each item reads one chunk of a row (one 16-byte load where aligned says the source allows it:
+ * off, ld and stride multiples of CHUNK) and writes it whole, since the tiled order keeps 16-byte
+ * chunks together (its swizzle moves whole chunks). Grid (segs Kp / CHUNK, rows_p, batch), local (4, 64, 1): a
+ * warp covers 8 rows x 64 bytes, whole 32-byte sectors on both sides. */
+__kernel __attribute__((reqd_work_group_size(4, 64, 1))) void
+gemm_wgmma_pack_rows(__global const pack_t *X, ulong off, ulong stride, long ld, int aligned, int rows, int K,
+                     __global pack_t *P, ulong p_off, int Kp, int rows_p, int segs, int lo_mask)
+{
+    const int kc = (int)get_global_id(0) * CHUNK, seg = kc / Kp, lo = (lo_mask >> seg) & 1;
+    const long r = (long)get_global_id(1), k = kc - (long)seg * Kp;
+    const long ldp = (long)segs * Kp;
+    const ulong b = get_global_id(2);
+    P += p_off + b * (ulong)rows_p * (ulong)ldp;
+    union {
+        chunk_t v;
+        pack_t e[CHUNK];
+    } c;
+    c.v = (chunk_t)0;
+    if (r < rows) { /* X is formed only for rows it has */
+        X += off + b * stride + r * ld + k;
+        if (k + CHUNK <= K)
+            c.v = aligned ? *(__global const chunk_t *)X : CHUNK_LOAD(X);
+        else
+            for (int j = 0; j < CHUNK; j++)
+                if (k + j < K)
+                    c.e[j] = X[j];
+    }
+    for (int j = 0; j < CHUNK; j++)
+        c.e[j] = PACK_VALUE(c.e[j], lo);
+    *(__global chunk_t *)(P + pack_at(r, kc, ldp)) = c.v;
 }

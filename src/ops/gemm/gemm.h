@@ -107,6 +107,26 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
 /* TF32 GEMM through wgmma (gemm_wgmma.c) on sm_90 devices: CLT_ERR_UNSUPPORTED (nothing enqueued)
  * unless f32 operands in TF32 math of at least 2048^3 (CLT_GEMM_WGMMA=1: any size, =0: never). */
 clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const char *who);
+/* One operand of the wgmma kernels packed (gemm_wgmma_pack.cl): rows x k of op(X) (X at element off, batch
+ * stride, leading dimension ld, trans: X holds op(X)^T) -> dst from element dst_off as [batch][rows_p][segs kp],
+ * zero-padded, f32 rounded to TF32 (bit s of lo_mask: segment s the residual), 16-bit values (in16, the IN16
+ * code) copied; tiled_bk > 0: in gemm_wgmma_bulk.cl's swizzled slices of tiled_bk elements. rows_p a multiple
+ * of 128 (64 untiled), kp of 32 and of tiled_bk, dst_off of 16 bytes. Enqueues one kernel; the caller checks
+ * the sizes. */
+typedef struct clt__wgmma_pack {
+    int in16, tiled_bk;
+    cl_mem x;
+    uint64_t off;
+    int64_t stride, ld;
+    int trans;
+    int64_t rows, k;
+    cl_mem dst;
+    uint64_t dst_off;
+    int64_t rows_p, kp;
+    int segs, lo_mask;
+    int64_t batch;
+} clt__wgmma_pack;
+clt_status clt__gemm_wgmma_pack(clt_context *ctx, const clt__wgmma_pack *a, const char *who);
 /* NVIDIA compute capability >= 8.0 (cl_nv_device_attribute_query) on the native profile, else 0. */
 int clt__device_has_tensor_cores(const clt_context *ctx);
 /* NVIDIA compute capability as 10 * major + minor (90: Hopper, sm_90a code runs), 0 elsewhere. */

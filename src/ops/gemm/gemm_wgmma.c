@@ -71,42 +71,49 @@ static int64_t round_up(int64_t x, int64_t m)
     return (x + m - 1) / m * m;
 }
 
-/* Pack one operand: rows x k of op(X) -> [batch][rows_p][kp] in ws at element offset dst_off (tiled_bk > 0:
- * in gemm_wgmma_bulk.cl's tiled order of slices of tiled_bk elements); in16 the operands' IN16 code (0: f32,
- * rounded to TF32). */
-static clt_status pack(clt_context *ctx, int in16, int tiled_bk, cl_mem x, uint64_t off, int64_t stride, int64_t ld,
-                       int trans, int64_t rows, int64_t k, cl_mem ws, uint64_t dst_off, int64_t rows_p, int64_t kp,
-                       int segs, int lo_mask, int64_t batch, const char *who)
+/* gemm_wgmma_pack.cl's kernels: gemm_wgmma_pack_rows copies a K-contiguous operand in 16-byte chunks,
+ * gemm_wgmma_pack transposes through local memory (CLT_GEMM_WGMMA_PACK=tile: for every operand, A/B runs). */
+clt_status clt__gemm_wgmma_pack(clt_context *ctx, const clt__wgmma_pack *a, const char *who)
 {
+    const char *force = getenv("CLT_GEMM_WGMMA_PACK");
+    const int rows_kernel = !a->trans && !(force && strcmp(force, "tile") == 0);
+    const int64_t chunk = a->in16 ? 8 : 4; /* elements in 16 bytes */
     cl_kernel kern;
     char opts[48] = "";
-    if (in16)
-        snprintf(opts, sizeof opts, "-DIN16=%d", in16);
-    if (tiled_bk) /* gemm_wgmma_bulk.cl's slices of tiled_bk elements */
-        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s-DBK=%d -DPACK_TILED=1", in16 ? " " : "",
-                 tiled_bk);
-    clt_status st = clt__kernel_get(ctx, "gemm_wgmma_pack", opts, "gemm_wgmma_pack", &kern);
+    if (a->in16)
+        snprintf(opts, sizeof opts, "-DIN16=%d", a->in16);
+    if (a->tiled_bk) /* gemm_wgmma_bulk.cl's slices of tiled_bk elements */
+        snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s-DBK=%d -DPACK_TILED=1", a->in16 ? " " : "",
+                 a->tiled_bk);
+    const char *name = rows_kernel ? "gemm_wgmma_pack_rows" : "gemm_wgmma_pack";
+    clt_status st = clt__kernel_get(ctx, "gemm_wgmma_pack", opts, name, &kern);
     if (st != CLT_SUCCESS)
         return st;
-    cl_ulong o = off, s = (cl_ulong)stride;
-    cl_long l = ld;
-    cl_int t = trans, r = (cl_int)rows, kk = (cl_int)k, kpi = (cl_int)kp, rp = (cl_int)rows_p;
-    cl_ulong d = dst_off;
-    if ((st = clt__set_arg(ctx, kern, 0, sizeof(cl_mem), &x, who)) ||
+    cl_ulong o = a->off, s = (cl_ulong)a->stride;
+    cl_long l = a->ld;
+    /* the transposing kernel's flag, or the chunk kernel's: whole 16-byte loads are aligned */
+    cl_int t = rows_kernel ? a->off % (uint64_t)chunk == 0 && a->stride % chunk == 0 && a->ld % chunk == 0 : a->trans;
+    cl_int r = (cl_int)a->rows, kk = (cl_int)a->k, kpi = (cl_int)a->kp, rp = (cl_int)a->rows_p;
+    cl_int segs = a->segs, lo = a->lo_mask;
+    cl_ulong d = a->dst_off;
+    if ((st = clt__set_arg(ctx, kern, 0, sizeof(cl_mem), &a->x, who)) ||
         (st = clt__set_arg(ctx, kern, 1, sizeof o, &o, who)) ||
         (st = clt__set_arg(ctx, kern, 2, sizeof s, &s, who)) ||
         (st = clt__set_arg(ctx, kern, 3, sizeof l, &l, who)) ||
         (st = clt__set_arg(ctx, kern, 4, sizeof t, &t, who)) ||
         (st = clt__set_arg(ctx, kern, 5, sizeof r, &r, who)) ||
         (st = clt__set_arg(ctx, kern, 6, sizeof kk, &kk, who)) ||
-        (st = clt__set_arg(ctx, kern, 7, sizeof(cl_mem), &ws, who)) ||
+        (st = clt__set_arg(ctx, kern, 7, sizeof(cl_mem), &a->dst, who)) ||
         (st = clt__set_arg(ctx, kern, 8, sizeof d, &d, who)) ||
         (st = clt__set_arg(ctx, kern, 9, sizeof kpi, &kpi, who)) ||
         (st = clt__set_arg(ctx, kern, 10, sizeof rp, &rp, who)) ||
         (st = clt__set_arg(ctx, kern, 11, sizeof segs, &segs, who)) ||
-        (st = clt__set_arg(ctx, kern, 12, sizeof lo_mask, &lo_mask, who)))
+        (st = clt__set_arg(ctx, kern, 12, sizeof lo, &lo, who)))
         return st;
-    size_t global[3] = {(size_t)(kp * segs), (size_t)rows_p / 4, (size_t)batch}, local[3] = {32, 8, 1};
+    size_t cols = (size_t)(a->kp * a->segs);
+    size_t global[3] = {rows_kernel ? cols / (size_t)chunk : cols, (size_t)a->rows_p / (rows_kernel ? 1 : 4),
+                        (size_t)a->batch};
+    size_t local[3] = {rows_kernel ? 4 : 32, rows_kernel ? 64 : 8, 1};
     return clt__enqueue_kernel(ctx, kern, 3, global, local, who);
 }
 
@@ -242,11 +249,13 @@ clt_status clt__gemm_wgmma(clt_context *ctx, const clt__gemm_problem *p, const c
     uint64_t b_at = (uint64_t)(mp * kp * segs * p->batch);
     /* 3xTF32: lo segments A's first, B's second (see the top) */
     const int tiled = c.bulk ? bk : 0;
-    if ((st = pack(ctx, in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k,
-                   ws, 0, mp, kp, segs, split ? 1 : 0, p->batch, who)) != CLT_SUCCESS ||
-        /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
-        (st = pack(ctx, in16, tiled, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k,
-                   ws, b_at, np, kp, segs, split ? 2 : 0, p->batch, who)) != CLT_SUCCESS)
+    clt__wgmma_pack pa = {in16, tiled, p->a, p->a_off, p->a_stride, p->lda, p->ta != CLT_NO_TRANS, p->m, p->k,
+                          ws, 0, mp, kp, segs, split ? 1 : 0, p->batch};
+    /* op(B)^T[j][k] = op(B)[k][j]: B untransposed is read across its rows */
+    clt__wgmma_pack pb = {in16, tiled, p->b, p->b_off, p->b_stride, p->ldb, p->tb == CLT_NO_TRANS, p->n, p->k,
+                          ws, b_at, np, kp, segs, split ? 2 : 0, p->batch};
+    if ((st = clt__gemm_wgmma_pack(ctx, &pa, who)) != CLT_SUCCESS ||
+        (st = clt__gemm_wgmma_pack(ctx, &pb, who)) != CLT_SUCCESS)
         return st;
     clt__gemm_problem q = *p;
     q.a = ws;
