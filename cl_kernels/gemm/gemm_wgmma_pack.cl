@@ -48,6 +48,31 @@ static inline float wgmma_tf32_rest(float x)
 #define ESZ (IN16 ? 2 : 4)
 #define CHUNK (16 / ESZ) /* elements in 16 bytes */
 
+/* A chunk's elements to and from private scalars (no union: with one, 16-bit values went through the
+ * stack on NVIDIA, by clang + ptxas) */
+#if IN16
+static inline chunk_t chunk_join(const pack_t *e)
+{
+    return (uint4)(e[0] | (uint)e[1] << 16, e[2] | (uint)e[3] << 16, e[4] | (uint)e[5] << 16, e[6] | (uint)e[7] << 16);
+}
+
+static inline void chunk_split(chunk_t v, pack_t *e)
+{
+    e[0] = (ushort)v.x, e[1] = (ushort)(v.x >> 16), e[2] = (ushort)v.y, e[3] = (ushort)(v.y >> 16);
+    e[4] = (ushort)v.z, e[5] = (ushort)(v.z >> 16), e[6] = (ushort)v.w, e[7] = (ushort)(v.w >> 16);
+}
+#else
+static inline chunk_t chunk_join(const pack_t *e)
+{
+    return (float4)(e[0], e[1], e[2], e[3]);
+}
+
+static inline void chunk_split(chunk_t v, pack_t *e)
+{
+    e[0] = v.x, e[1] = v.y, e[2] = v.z, e[3] = v.w;
+}
+#endif
+
 #if PACK_TILED
 #define ROWB (BK * ESZ)
 #include "common/wgmma_layout.h"
@@ -115,21 +140,64 @@ gemm_wgmma_pack_rows(__global const pack_t *X, ulong off, ulong stride, long ld,
     const long ldp = (long)segs * Kp;
     const ulong b = get_global_id(2);
     P += p_off + b * (ulong)rows_p * (ulong)ldp;
-    union {
-        chunk_t v;
-        pack_t e[CHUNK];
-    } c;
-    c.v = (chunk_t)0;
+    pack_t e[CHUNK];
+    for (int j = 0; j < CHUNK; j++)
+        e[j] = (pack_t)0;
     if (r < rows) { /* X is formed only for rows it has */
         X += off + b * stride + r * ld + k;
         if (k + CHUNK <= K)
-            c.v = aligned ? *(__global const chunk_t *)X : CHUNK_LOAD(X);
+            chunk_split(aligned ? *(__global const chunk_t *)X : CHUNK_LOAD(X), e);
         else
             for (int j = 0; j < CHUNK; j++)
                 if (k + j < K)
-                    c.e[j] = X[j];
+                    e[j] = X[j];
     }
     for (int j = 0; j < CHUNK; j++)
-        c.e[j] = PACK_VALUE(c.e[j], lo);
-    *(__global chunk_t *)(P + pack_at(r, kc, ldp)) = c.v;
+        e[j] = PACK_VALUE(e[j], lo);
+    *(__global chunk_t *)(P + pack_at(r, kc, ldp)) = chunk_join(e);
+}
+
+/* The same result for an operand stored transposed (trans 1: X(r, k) = X[k ld + r]), moved in 16-byte
+ * chunks on both sides: each of 256 items loads CHUNK consecutive r of one k (one 16-byte load where
+ * aligned says the source allows it), the tile turns in local memory, and each item stores CHUNK
+ * consecutive k of one row as one 16-byte chunk. A tile is 32 k x TR rows (TR = 8 CHUNK: 32 for f32, 64
+ * for 16-bit values); the local rows are padded by one word (f32: no bank conflicts either way). Grid
+ * (segs Kp / 32 x 256, rows_p / TR, batch), local (256, 1, 1). */
+#define TR (8 * CHUNK)
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+gemm_wgmma_pack_trans(__global const pack_t *X, ulong off, ulong stride, long ld, int aligned, int rows, int K,
+                      __global pack_t *P, ulong p_off, int Kp, int rows_p, int segs, int lo_mask)
+{
+    __local pack_t t[32][TR + 4 / ESZ];
+    const int tid = (int)get_local_id(0);
+    const int seg = (int)(get_group_id(0) * 32 / (size_t)Kp), lo = (lo_mask >> seg) & 1;
+    const long k0 = (long)get_group_id(0) * 32 - (long)seg * Kp, r0 = (long)get_group_id(1) * TR;
+    const long ldp = (long)segs * Kp;
+    const ulong b = get_group_id(2);
+    P += p_off + b * (ulong)rows_p * (ulong)ldp;
+    pack_t e[CHUNK];
+    { /* load: item (kq, rc) takes rows r0 + rc CHUNK ... of k0 + kq */
+        const int kq = tid / (TR / CHUNK), rc = tid % (TR / CHUNK) * CHUNK;
+        const long k = k0 + kq, r = r0 + rc;
+        for (int j = 0; j < CHUNK; j++)
+            e[j] = (pack_t)0;
+        if (k < K) { /* X is formed only for k it has */
+            __global const pack_t *x = X + off + b * stride + k * ld + r;
+            if (r + CHUNK <= rows)
+                chunk_split(aligned ? *(__global const chunk_t *)x : CHUNK_LOAD(x), e);
+            else
+                for (int j = 0; j < CHUNK; j++)
+                    if (r + j < rows)
+                        e[j] = x[j];
+        }
+        for (int j = 0; j < CHUNK; j++)
+            t[kq][rc + j] = e[j];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    { /* store: item (r, kc) writes k0 + kc CHUNK ... of row r0 + r */
+        const int r = tid / (32 / CHUNK), kc = tid % (32 / CHUNK) * CHUNK;
+        for (int j = 0; j < CHUNK; j++)
+            e[j] = PACK_VALUE(t[kc + j][r], lo);
+        *(__global chunk_t *)(P + pack_at(r0 + r, (long)seg * Kp + k0 + kc, ldp)) = chunk_join(e);
+    }
 }

@@ -1,8 +1,8 @@
 /* The wgmma operand pack (cl_kernels/gemm/gemm_wgmma_pack.cl through clt__gemm_wgmma_pack) against a host
  * model of its layout, value for value (bit for bit: TF32 rounding and its residual are exact), on every
  * device: the GEMM that uses it runs on sm_90 only, but the pack itself is plain OpenCL, so POCL and the
- * gfx902 profile check both kernels (the 16-byte chunk copy for K-contiguous operands, the local-memory
- * transpose for the others, and the transpose forced for all by CLT_GEMM_WGMMA_PACK=tile) in both layouts
+ * gfx902 profile check its three kernels (16-byte chunks copied for K-contiguous operands or turned in
+ * local memory for the others, and the element-wise 32 x 32 transpose CLT_GEMM_WGMMA_PACK=tile forces) in both layouts
  * (row-major, and gemm_wgmma_bulk.cl's swizzled slices), for f32 with 1 or 3 segments and 16-bit values,
  * with offsets that break 16-byte alignment, ragged rows and K, batches, Inf and NaN. */
 #include <check.h>

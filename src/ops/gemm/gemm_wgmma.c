@@ -72,11 +72,12 @@ static int64_t round_up(int64_t x, int64_t m)
 }
 
 /* gemm_wgmma_pack.cl's kernels: gemm_wgmma_pack_rows copies a K-contiguous operand in 16-byte chunks,
- * gemm_wgmma_pack transposes through local memory (CLT_GEMM_WGMMA_PACK=tile: for every operand, A/B runs). */
+ * gemm_wgmma_pack_trans turns the others through local memory in 16-byte chunks; CLT_GEMM_WGMMA_PACK=tile
+ * takes gemm_wgmma_pack (32 x 32 tiles of single elements, the first kernel) for every operand (A/B runs). */
 clt_status clt__gemm_wgmma_pack(clt_context *ctx, const clt__wgmma_pack *a, const char *who)
 {
     const char *force = getenv("CLT_GEMM_WGMMA_PACK");
-    const int rows_kernel = !a->trans && !(force && strcmp(force, "tile") == 0);
+    const int tile = force && strcmp(force, "tile") == 0;
     const int64_t chunk = a->in16 ? 8 : 4; /* elements in 16 bytes */
     cl_kernel kern;
     char opts[48] = "";
@@ -85,14 +86,14 @@ clt_status clt__gemm_wgmma_pack(clt_context *ctx, const clt__wgmma_pack *a, cons
     if (a->tiled_bk) /* gemm_wgmma_bulk.cl's slices of tiled_bk elements */
         snprintf(opts + strlen(opts), sizeof opts - strlen(opts), "%s-DBK=%d -DPACK_TILED=1", a->in16 ? " " : "",
                  a->tiled_bk);
-    const char *name = rows_kernel ? "gemm_wgmma_pack_rows" : "gemm_wgmma_pack";
+    const char *name = tile ? "gemm_wgmma_pack" : a->trans ? "gemm_wgmma_pack_trans" : "gemm_wgmma_pack_rows";
     clt_status st = clt__kernel_get(ctx, "gemm_wgmma_pack", opts, name, &kern);
     if (st != CLT_SUCCESS)
         return st;
     cl_ulong o = a->off, s = (cl_ulong)a->stride;
     cl_long l = a->ld;
-    /* the transposing kernel's flag, or the chunk kernel's: whole 16-byte loads are aligned */
-    cl_int t = rows_kernel ? a->off % (uint64_t)chunk == 0 && a->stride % chunk == 0 && a->ld % chunk == 0 : a->trans;
+    /* gemm_wgmma_pack's flag, or the chunk kernels': whole 16-byte loads are aligned */
+    cl_int t = tile ? a->trans : a->off % (uint64_t)chunk == 0 && a->stride % chunk == 0 && a->ld % chunk == 0;
     cl_int r = (cl_int)a->rows, kk = (cl_int)a->k, kpi = (cl_int)a->kp, rp = (cl_int)a->rows_p;
     cl_int segs = a->segs, lo = a->lo_mask;
     cl_ulong d = a->dst_off;
@@ -110,10 +111,15 @@ clt_status clt__gemm_wgmma_pack(clt_context *ctx, const clt__wgmma_pack *a, cons
         (st = clt__set_arg(ctx, kern, 11, sizeof segs, &segs, who)) ||
         (st = clt__set_arg(ctx, kern, 12, sizeof lo, &lo, who)))
         return st;
-    size_t cols = (size_t)(a->kp * a->segs);
-    size_t global[3] = {rows_kernel ? cols / (size_t)chunk : cols, (size_t)a->rows_p / (rows_kernel ? 1 : 4),
-                        (size_t)a->batch};
-    size_t local[3] = {rows_kernel ? 4 : 32, rows_kernel ? 64 : 8, 1};
+    size_t cols = (size_t)(a->kp * a->segs), rows_p = (size_t)a->rows_p, batch = (size_t)a->batch;
+    size_t global[3] = {cols, rows_p / 4, batch}, local[3] = {32, 8, 1}; /* gemm_wgmma_pack: 32 x 32 tiles */
+    if (!tile && !a->trans) { /* a chunk per item */
+        global[0] = cols / (size_t)chunk, global[1] = rows_p;
+        local[0] = 4, local[1] = 64;
+    } else if (!tile) { /* 32 k x 8 chunks of rows per group */
+        global[0] = cols / 32 * 256, global[1] = rows_p / (size_t)(8 * chunk);
+        local[0] = 256, local[1] = 1;
+    }
     return clt__enqueue_kernel(ctx, kern, 3, global, local, who);
 }
 
