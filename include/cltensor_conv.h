@@ -46,10 +46,11 @@ typedef struct clt_conv2d_params {
     /** Math mode of this call (forward and both backward passes); CLT_MATH_DEFAULT (zero, what
      *  clt_conv2d_params_init sets) = the context's (clt_context_set_math_mode, $CLT_MATH). In the
      *  params because every Conv2D call already takes them. A value outside clt_math_mode:
-     *  CLT_ERR_INVALID_ARGUMENT. On NVIDIA GPUs with tensor cores (compute capability >= 8.0) the
-     *  forward pass of a dense (groups = 1) convolution runs TF32 / 3xTF32 there, and 1x1 convolutions
-     *  that run as a GEMM pass the mode on; the backward passes and every other device run the exact
-     *  fp32 kernels under every mode. */
+     *  CLT_ERR_INVALID_ARGUMENT. On NVIDIA GPUs with tensor cores (compute capability >= 8.0) 1x1
+     *  convolutions that run as a GEMM pass the mode on (TF32 / 3xTF32 there); other forward passes,
+     *  the backward passes and every other device run the exact fp32 kernels under every mode (a
+     *  tensor-core forward exists behind CLT_CONV_MMA=1: slower than the fp32 kernels on most shapes
+     *  so far, README). */
     clt_math_mode math;
 } clt_conv2d_params;
 

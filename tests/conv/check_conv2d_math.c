@@ -108,10 +108,13 @@ END_TEST
  * partial tiles), P not a multiple of the 128-column tile and not of 4 (scalar stores across image
  * boundaries) or a multiple of 4 (float4 stores), K below one slice and over several with a partial
  * last one, dilation, asymmetric padding, strides, a 1x1 stride-2 kernel (not a GEMM), bias or none,
- * identity and ReLU. On a device with tensor cores the profiler must show conv2d_mma ran each time;
- * elsewhere the same calls take the fp32 kernels and must meet the same bounds. */
+ * identity and ReLU, under CLT_CONV_MMA=1 (the kernel is opt-in). On a device with tensor cores the
+ * profiler must show conv2d_mma ran each time; elsewhere the same calls take the fp32 kernels and must
+ * meet the same bounds. */
 START_TEST(mma_forward)
 {
+    char *saved = tu_env_save("CLT_CONV_MMA");
+    setenv("CLT_CONV_MMA", "1", 1);
     clt_context *ctx = tu_profiled_context();
     const int tc = clt__device_has_tensor_cores(ctx);
     /* n ci h w co kh kw sh sw pt pb pl pr dh dw */
@@ -160,6 +163,7 @@ START_TEST(mma_forward)
             clt_tensor_free(x), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
         }
     tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_MMA", saved);
 }
 END_TEST
 

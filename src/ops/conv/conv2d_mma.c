@@ -5,8 +5,12 @@
  * group, more than one input channel (depthwise keeps its direct kernel); 1x1 stride-1 unpadded
  * convolutions never get here (they are a GEMM, which has its own tensor-core paths). Any kernel size,
  * stride, padding and dilation; any Co, P = N Ho Wo and K = Ci Kh Kw (edges zero-filled and masked).
- * CLT_CONV_MMA=0 declines every problem (A/B runs against the fp32 kernels). Declined problems return
- * CLT_ERR_UNSUPPORTED with nothing enqueued (the caller goes on to the fp32 variants).
+ * Opt-in (CLT_CONV_MMA=1; otherwise every problem is declined): on the H100 (bench conv2d_tf32, one
+ * call, 2026-12-07) it was slower than the fp32 kernels on 4 of 5 cases (n8c64h56 3x3 72.9 vs 47.5 us,
+ * n32c128h28 184.9 vs 128.7, n1c64h56 73.7 vs 18.6; 1x1 even) and faster only on the 7x7 stem (134.6 vs
+ * 146.3): its groups of 2-4 warps with 64 x 64 per warp leave too few warps an SM to hide the gather
+ * (n1c64h56: 25 groups on 132 SMs). Declined problems return CLT_ERR_UNSUPPORTED with nothing enqueued
+ * (the caller goes on to the fp32 variants).
  *
  * Tiles: 128 x 128 (Co > 64: 4 warps of 64 x 64, 3 cp.async stages in 48 KiB) when that gives two groups
  * per compute unit, else 64 x 128 (2 warps, 4 stages). Weights by 16-byte copies when K and their offset
@@ -29,8 +33,8 @@ static size_t groups_of(int64_t cols, int64_t bn, int64_t rows, int64_t bm)
 clt_status clt__conv2d_mma(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    const char *off = getenv("CLT_CONV_MMA");
-    if ((off && !strcmp(off, "0")) || (g->math != CLT_MATH_TF32 && g->math != CLT_MATH_FP32_3XTF32) ||
+    const char *on = getenv("CLT_CONV_MMA");
+    if (!on || strcmp(on, "1") != 0 || (g->math != CLT_MATH_TF32 && g->math != CLT_MATH_FP32_3XTF32) ||
         g->groups != 1 || g->ci < 2 || clt__conv_is_pointwise(g) || p->w_flipped ||
         !clt__device_has_tensor_cores(ctx))
         return CLT_ERR_UNSUPPORTED;

@@ -17,12 +17,15 @@
  *
  * Each call packs op(A) and op(B)^T into workspace slot 10 as K-contiguous copies (TF32-rounded for f32;
  * for 3xTF32 three segments, [A_lo | A_hi | A_hi] and [B_hi | B_lo | B_hi]: one TF32 product over 3 K,
- * the three products of the split) padded to whole tiles (two launches; 2 x 256 MiB of f32 at 8192^2, ~0.3 ms
- * on the H200, counted in every number above), then runs the wgmma kernel on them.
+ * the three products of the split) padded to whole tiles (two launches, counted in every number here: at
+ * 8192^2 f32 each reads and writes 256 MiB; H100, one call: 180 us for A by 16-byte chunks, 192 us for B
+ * turned in local memory, 2.8-3.0 TB/s, where the element-wise 32 x 32 kernel took 236 us each), then runs
+ * the wgmma kernel on them (4590 us of the 4964 at 8192^3 TF32).
  *
  * The kernel: gemm_wgmma_bulk.cl by default (the packed copy holds each 128-row x 32-byte slice as the bytes
  * of its swizzled local tile, so one bulk copy moves it: H100, 8192^3, TF32 5003 us vs 5468-5524 for
- * gemm_wgmma.cl, bf16 2868 vs 3005); CLT_GEMM_WGMMA_CFG selects either kernel's configuration (A/B runs).
+ * gemm_wgmma.cl, bf16 2868 vs 3005, both with the element-wise pack; with the chunk packs 4964 and
+ * 2634-2660, cuBLAS 2879 / 1449); CLT_GEMM_WGMMA_CFG selects either kernel's configuration (A/B runs).
  * Both read every operand tile from L2 once per 128 x 128 output tile (8192^3 TF32: 32 GiB, 6.4-6.9 TB/s
  * at 5.0-5.3 ms, near what L2 delivers); clusters that would share tiles between groups are not launched
  * by NVIDIA's OpenCL (gemm_wgmma_bulk.cl). */
