@@ -73,6 +73,20 @@ static inline void chunk_split(chunk_t v, pack_t *e)
 }
 #endif
 
+/* e = the avail (<= CHUNK; 0 when the chunk lies outside) first elements of x, the rest 0: one 16-byte load
+ * for a whole chunk where aligned says x allows it. x is dereferenced only where avail > 0. */
+static inline void chunk_read(__global const pack_t *x, long avail, int aligned, pack_t *e)
+{
+    for (int j = 0; j < CHUNK; j++)
+        e[j] = (pack_t)0;
+    if (avail >= CHUNK)
+        chunk_split(aligned ? *(__global const chunk_t *)x : CHUNK_LOAD(x), e);
+    else
+        for (int j = 0; j < CHUNK; j++) /* constant indices: e stays in registers */
+            if (j < avail)
+                e[j] = x[j];
+}
+
 #if PACK_TILED
 #define ROWB (BK * ESZ)
 #include "common/wgmma_layout.h"
@@ -141,17 +155,8 @@ gemm_wgmma_pack_rows(__global const pack_t *X, ulong off, ulong stride, long ld,
     const ulong b = get_global_id(2);
     P += p_off + b * (ulong)rows_p * (ulong)ldp;
     pack_t e[CHUNK];
-    for (int j = 0; j < CHUNK; j++)
-        e[j] = (pack_t)0;
-    if (r < rows) { /* X is formed only for rows it has */
-        X += off + b * stride + r * ld + k;
-        if (k + CHUNK <= K)
-            chunk_split(aligned ? *(__global const chunk_t *)X : CHUNK_LOAD(X), e);
-        else
-            for (int j = 0; j < CHUNK; j++)
-                if (k + j < K)
-                    e[j] = X[j];
-    }
+    /* X + ... is formed only for rows it has (a pointer outside the buffer is undefined) */
+    chunk_read(r < rows ? X + off + b * stride + r * ld + k : X, r < rows ? K - k : 0, aligned, e);
     for (int j = 0; j < CHUNK; j++)
         e[j] = PACK_VALUE(e[j], lo);
     *(__global chunk_t *)(P + pack_at(r, kc, ldp)) = chunk_join(e);
@@ -179,17 +184,8 @@ gemm_wgmma_pack_trans(__global const pack_t *X, ulong off, ulong stride, long ld
     { /* load: item (kq, rc) takes rows r0 + rc CHUNK ... of k0 + kq */
         const int kq = tid / (TR / CHUNK), rc = tid % (TR / CHUNK) * CHUNK;
         const long k = k0 + kq, r = r0 + rc;
-        for (int j = 0; j < CHUNK; j++)
-            e[j] = (pack_t)0;
-        if (k < K) { /* X is formed only for k it has */
-            __global const pack_t *x = X + off + b * stride + k * ld + r;
-            if (r + CHUNK <= rows)
-                chunk_split(aligned ? *(__global const chunk_t *)x : CHUNK_LOAD(x), e);
-            else
-                for (int j = 0; j < CHUNK; j++)
-                    if (r + j < rows)
-                        e[j] = x[j];
-        }
+        /* X + ... is formed only for k it has */
+        chunk_read(k < K ? X + off + b * stride + k * ld + r : X, k < K ? rows - r : 0, aligned, e);
         for (int j = 0; j < CHUNK; j++)
             t[kq][rc + j] = e[j];
     }
