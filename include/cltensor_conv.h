@@ -47,10 +47,11 @@ typedef struct clt_conv2d_params {
      *  clt_conv2d_params_init sets) = the context's (clt_context_set_math_mode, $CLT_MATH). In the
      *  params because every Conv2D call already takes them. A value outside clt_math_mode:
      *  CLT_ERR_INVALID_ARGUMENT. On NVIDIA GPUs with tensor cores (compute capability >= 8.0) 1x1
-     *  convolutions that run as a GEMM pass the mode on (TF32 / 3xTF32 there); other forward passes,
-     *  the backward passes and every other device run the exact fp32 kernels under every mode (a
-     *  tensor-core forward exists behind CLT_CONV_MMA=1: slower than the fp32 kernels on most shapes
-     *  so far, README). */
+     *  convolutions that run as a GEMM pass the mode on (TF32 / 3xTF32 there); on Hopper (sm_90) TF32
+     *  forward passes with Ci near a multiple of 32 (at most a quarter of padding channels) and a grid
+     *  of at least half a tile per SM run on wgmma; other forward passes, the backward passes and every
+     *  other device run the exact fp32 kernels under every mode (an mma.sync forward exists behind
+     *  CLT_CONV_MMA=1: slower than the fp32 kernels on most shapes so far, README). */
     clt_math_mode math;
 } clt_conv2d_params;
 

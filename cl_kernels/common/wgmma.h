@@ -49,6 +49,24 @@ static inline __attribute__((always_inline)) void wgmma_m64n128(float *d, ulong 
                  : "l"(da), "l"(db));
 }
 
+/* The same for a k x 64 B (descriptor db): d[0..31], d[4i + e] at column 8i + 2 (lane % 4) + (e & 1). */
+#if IN16 == 0
+#define WGMMA_SHAPE64 "m64n64k8.f32.tf32.tf32"
+#elif IN16 == 1
+#define WGMMA_SHAPE64 "m64n64k16.f32.f16.f16"
+#else
+#define WGMMA_SHAPE64 "m64n64k16.f32.bf16.bf16"
+#endif
+static inline __attribute__((always_inline)) void wgmma_m64n64(float *d, ulong da, ulong db)
+{
+    asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                 "//SM90A wgmma.mma_async.sync.aligned." WGMMA_SHAPE64 " "
+                 "{%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,"
+                 "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31}, %32, %33, " WGMMA_TAIL "\n}\n"
+                 : F8(0), F8(8), F8(16), F8(24)
+                 : "l"(da), "l"(db));
+}
+
 /* A warpgroup's accumulators to C through the fused epilogue: block i of d (d[64 i ..], i < nblk, a
  * compile-time count) holds tile rows row0 + 64 i .. + 63 at columns col0 .. col0 + 127; rows >= M and
  * columns >= N are not written. */

@@ -25,9 +25,18 @@
  *   gb = (sh, sw, pt, pl, dh, dw, Ci_g, Co_g) (one group: Ci_g = Ci, Co_g = Co), gc = (P, flags, K, -),
  *   act_alpha; flags: 1 bias, 2 out float4-aligned along p (Ho Wo and the out offset multiples of 4),
  *   bits 8.. the activation (common/conv_act.h).
+ * The channels-last form (-DNHWC=1, kernel conv2d_mma_nhwc; Ci a multiple of 16): x is the input
+ * transposed to [N][H][W][Ci] and w the weights to [Co][Kh][Kw][Ci] (conv2d_mma.c does both with the
+ * layout family's copy into the workspace), so k = (ky, kx, ci) and a slice of 16 k is 16 channels of
+ * one tap: 64 contiguous bytes of one pixel. B is then staged k-contiguous ([BN][16]) by 16-byte
+ * cp.async, four per column (a quarter of the gather's copy instructions and none of its shuffles),
+ * with one bounds test per column and slice; the tap (ky, kx) and channel offset are the same for
+ * the whole group, stepped without division. Local row r of the tile holds column swap(r) (the
+ * 3-bit fields of r mod 64 exchanged), so the fragments read rows 8 j + g and the epilogue sees the
+ * same columns as the gather form's n-contiguous tile. K = Kh Kw Ci has no partial slice.
  * Grid: (ceil(P / BN) * WG, ceil(Co / BM), 1), local (WG, 1, 1), WG = 32 WARPS_M WARPS_N.
- * -D contract: WARPS_M, WARPS_N, STAGES, ROUND (4 TF32, 5 3xTF32), CPW, IDX64 (x or out spans 2^31
- * elements or more; indices inside one image stay int). */
+ * -D contract: MI (2 / 4), WARPS_M, WARPS_N, STAGES, ROUND (4 TF32, 5 3xTF32), CPW, NHWC (0 / 1), IDX64 (x or out
+ * spans 2^31 elements or more; indices inside one image stay int). */
 #ifndef WARPS_M
 #define WARPS_M 2
 #endif
@@ -43,19 +52,26 @@
 #ifndef CPW
 #define CPW 4
 #endif
+#ifndef NHWC
+#define NHWC 0
+#endif
+
+#ifndef MI
+#define MI 4 /* m16 tiles a warp: warp tiles of 64 x 64 (4) or 32 x 64 (2) */
+#endif
 
 #define NW (WARPS_M * WARPS_N)
 #define WG (32 * NW)
-#define BM (64 * WARPS_M)
+#define BM (16 * MI * WARPS_M)
 #define BN (64 * WARPS_N)
 #define BK 16
-#define MI 4
 #define NJ 8
 #define MMA_ET float
 #define MMA_EPC 4
 #include "common/mma_pipeline.h"
 #include "common/mma_tf32.h"
 #include "common/conv_act.h"
+#include "common/conv_nhwc.h"
 
 #define ROWS_PER_ITEM (BK / NW) /* k rows of a slice each item gathers */
 #define COLS_PER_ITEM (BN / 32) /* columns of a slice each item gathers */
@@ -63,6 +79,18 @@
 
 #if BK % NW
 #error "the warps must divide the 16 rows of a slice"
+#endif
+#if MI != 2 && MI != 4
+#error "MI is 2 or 4"
+#endif
+#if (BM * BK / 4) % WG || (NHWC && (BN * BK / 4) % WG)
+#error "every item copies whole 16-byte chunks of each tile"
+#endif
+#if NHWC
+#define BU (BN * BK / 4 / WG) /* 16-byte B chunks each item copies per slice (channels-last) */
+#define CONV_MMA_KERNEL conv2d_mma_nhwc
+#else
+#define CONV_MMA_KERNEL conv2d_mma
 #endif
 
 /* Row state of one k row: (ci, ky, kx) of k = t * 16 + row at slice t. */
@@ -101,7 +129,7 @@ static inline __attribute__((always_inline)) int conv_shfl(int v, int src)
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-conv2d_mma(__global const float *x, __global const float *w, __global const float *bias, __global float *out,
+CONV_MMA_KERNEL(__global const float *x, __global const float *w, __global const float *bias, __global float *out,
            ulong4 offs, int8 ga, int8 gb, int4 gc, float act_alpha)
 {
     __local float As[STAGES * BM * BK] __attribute__((aligned(16)));
@@ -117,7 +145,7 @@ conv2d_mma(__global const float *x, __global const float *w, __global const floa
 
     const int lid = get_local_id(0), warp = lid >> 5, lane = lid & 31;
     const int g = lane >> 2, q = lane & 3;
-    const int wm0 = (warp / WARPS_N) * 64, wn0 = (warp % WARPS_N) * 64;
+    const int wm0 = (warp / WARPS_N) * 16 * MI, wn0 = (warp % WARPS_N) * 64;
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;
     const int hw = H * W, howo = Ho * Wo;
 
@@ -136,6 +164,23 @@ conv2d_mma(__global const float *x, __global const float *w, __global const floa
     for (int u = 0; u < MMA_U(BM); u++)
         pa[u] = mma_copy_plan(lid + u * WG, K, m0, Co, 1, BM);
 
+#if NHWC
+    /* B: chunk u of this item fills local row r = (lid + u WG) / 4, channels 4 (lid % 4) .. + 3 of the
+     * slice, from column swap(r): the image's base plus the window origin's pixel, and the origin */
+    const int kq = (lid & 3) * 4;
+    idx_t cbase[BU];
+    int iy0[BU], ix0[BU];
+#pragma unroll
+    for (int u = 0; u < BU; u++) {
+        const int r = (lid + u * WG) >> 2;
+        const int p = n0 + ((r & ~63) | ((r & 7) << 3) | ((r >> 3) & 7));
+        const int img = p / howo, pix = p - img * howo, oy = pix / Wo, ox = pix - oy * Wo;
+        iy0[u] = p < P ? oy * SH - PT : FAR;
+        ix0[u] = p < P ? ox * SW - PL : FAR;
+        cbase[u] = p < P ? ((idx_t)img * hw + iy0[u] * W + ix0[u]) * Ci + kq : 0;
+    }
+    int tci = 0, tkx = 0, tky = 0; /* the next slice's channel offset and tap, the same for the group */
+#else
     /* B: this item's columns (image base + window origin, and the origin for the bounds) */
     idx_t cbase[COLS_PER_ITEM];
     int iy0[COLS_PER_ITEM], ix0[COLS_PER_ITEM];
@@ -152,15 +197,28 @@ conv2d_mma(__global const float *x, __global const float *w, __global const floa
     const int KQ = BK / KW, KR = BK % KW, CQ = KQ / KH, RQ = KQ % KH;
     const int my_row = warp + NW * (lane % ROWS_PER_ITEM), khw = KH * KW, rr = my_row % khw;
     conv_row rs = {my_row / khw, rr / KW, rr % KW};
+#endif
 
     const int slices = (K + BK - 1) / BK;
-    /* Stage slice s into ring slot s % STAGES; then step the rows to slice s + 1. */
+    /* Stage slice s into ring slot s % STAGES; then step the rows (the tap) to slice s + 1. */
 #define CONV_STAGE(s)                                                                              \
     do {                                                                                           \
         const int st_ = (s) % STAGES, k0_ = (s) * BK;                                              \
         _Pragma("unroll") for (int u = 0; u < MMA_U(BM); u++)                                      \
             mma_copy_slice(As + st_ * BM * BK, w, &pa[u], K, k0_, K, 1);                           \
-        __local float *bt_ = Bs + st_ * BN * BK;                                                   \
+        CONV_STAGE_B(Bs + st_ * BN * BK);                                                          \
+    } while (0)
+#if NHWC
+#define CONV_B_COPY(u, src, bytes) mma_cp16(btile_ + (lid + (u) * WG) * 4, src, bytes)
+#define CONV_STAGE_B(bt_)                                                                          \
+    do {                                                                                           \
+        __local float *btile_ = (bt_);                                                             \
+        CONV_NHWC_CHUNKS(BU, CONV_B_COPY, Ci);                                                     \
+        CONV_NHWC_NEXT(Ci);                                                                        \
+    } while (0)
+#else
+#define CONV_STAGE_B(bt_)                                                                          \
+    do {                                                                                           \
         const int4 mine_ = conv_row_entry(&rs, Ci, H, W, DH, DW);                                  \
         _Pragma("unroll") for (int i = 0; i < ROWS_PER_ITEM; i++) {                                \
             const int kk = warp + NW * i;                                                          \
@@ -171,12 +229,13 @@ conv2d_mma(__global const float *x, __global const float *w, __global const floa
                 const int iy = iy0[j] + dy_, ix = ix0[j] + dx_;                                    \
                 const int in = (uint)iy < (uint)H && (uint)ix < (uint)W;                           \
                 const int c_ = (lane >> 2) + 8 * j;                                                \
-                mma_cp4(bt_ + kk * BN + ((c_ ^ sw_) << 2) + (lane & 3), in ? x + cbase[j] + off_ : x, \
+                mma_cp4((bt_) + kk * BN + ((c_ ^ sw_) << 2) + (lane & 3), in ? x + cbase[j] + off_ : x, \
                         in ? 4u : 0u);                                                             \
             }                                                                                      \
         }                                                                                          \
         conv_row_step(&rs, KH, KW, KR, RQ, CQ);                                                    \
     } while (0)
+#endif
 
 #pragma unroll
     for (int s = 0; s < STAGES - 1; s++) {
@@ -191,12 +250,13 @@ conv2d_mma(__global const float *x, __global const float *w, __global const floa
         if (tn < slices)
             CONV_STAGE(tn);
         mma_commit();
-        mma_tf32_slice(acc, As + (t % STAGES) * BM * BK, Bs + (t % STAGES) * BN * BK, 1, 0, wm0, wn0, g, q);
+        mma_tf32_slice(acc, As + (t % STAGES) * BM * BK, Bs + (t % STAGES) * BN * BK, 1, NHWC, wm0, wn0, g, q);
     }
     mma_drain();
 
     /* The epilogue: m-tile i's rows 16 i + g (+ 8); a lane's columns n0 + wn0 + 16 q + 8 e + 4 v + (0..3)
-     * hold n-tiles 4 v .. 4 v + 3, element e of the pair (mma_tf32_slice's k-major B). */
+     * hold n-tiles 4 v .. 4 v + 3, element e of the pair (the gather form's n-contiguous B, or the
+     * channels-last tile's swapped rows, which put the same columns there). */
     const int act = flags >> 8, vec = flags & 2;
 #pragma unroll
     for (int e = 0; e < 2; e++)

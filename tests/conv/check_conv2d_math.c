@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ops/gemm/gemm.h"
 #include "ref/conv_backward_ref.h"
@@ -103,18 +104,22 @@ START_TEST(every_mode_every_pass)
 }
 END_TEST
 
-/* The tensor-core forward (conv2d_mma.cl, TF32 and 3xTF32) across its edges: a 7x7 stride-2 stem over 3
- * channels (K = 147: weights copied element by element), Co of 1, 7, 64, 65 and 130 (both tile heights,
- * partial tiles), P not a multiple of the 128-column tile and not of 4 (scalar stores across image
- * boundaries) or a multiple of 4 (float4 stores), K below one slice and over several with a partial
- * last one, dilation, asymmetric padding, strides, a 1x1 stride-2 kernel (not a GEMM), bias or none,
- * identity and ReLU, under CLT_CONV_MMA=1 (the kernel is opt-in). On a device with tensor cores the
- * profiler must show conv2d_mma ran each time; elsewhere the same calls take the fp32 kernels and must
- * meet the same bounds. */
+/* The tensor-core forward (conv2d_mma.cl, TF32 and 3xTF32) across its edges, under CLT_CONV_MMA=1 (both
+ * forms wherever they apply). Gather form (Ci not a multiple of 16): a 7x7 stride-2 stem over 3 channels
+ * (K = 147: weights copied element by element), Co of 65, 130 and 7, K below one slice and over several
+ * with a partial last one, dilation, asymmetric padding, strides, a 1x1 stride-2 kernel (not a GEMM).
+ * Channels-last form (Ci 16, 32, 48, 64): Co of 1, 65, 130 and 64, P not a multiple of the 128-column
+ * tile nor of 4 (scalar stores across image boundaries) or a multiple of 4 (float4 stores), 3x3, 5x3
+ * with strides, asymmetric padding and dilation, a 1x1 stride-2 kernel, x a view at an odd offset (the
+ * transpose reads from there). Bias or none, identity and ReLU. On a device with tensor cores the
+ * profiler must show the expected form ran each time; elsewhere the same calls take the fp32 kernels
+ * and must meet the same bounds. */
 START_TEST(mma_forward)
 {
-    char *saved = tu_env_save("CLT_CONV_MMA");
+    char *saved = tu_env_save("CLT_CONV_MMA"), *saved_cfg = tu_env_save("CLT_CONV_MMA_CFG");
     setenv("CLT_CONV_MMA", "1", 1);
+    /* the built-in tile choice, then (TF32 only) tiles of 8 warps of 32 x 64, 64 columns, 4 warps of 32 x 64 */
+    static const char *const cfgs[] = {NULL, "2,4,2,3", "4,2,1,4", "2,2,2,4"};
     clt_context *ctx = tu_profiled_context();
     const int tc = clt__device_has_tensor_cores(ctx);
     /* n ci h w co kh kw sh sw pt pb pl pr dh dw */
@@ -122,48 +127,231 @@ START_TEST(mma_forward)
                                          {3, 16, 9, 11, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
                                          {1, 20, 17, 13, 130, 5, 3, 1, 2, 2, 0, 1, 2, 2, 1},
                                          {2, 2, 8, 8, 7, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
-                                         {4, 33, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
+                                         {4, 33, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {2, 32, 13, 11, 65, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {1, 48, 17, 13, 130, 5, 3, 2, 1, 2, 1, 0, 2, 1, 2},
+                                         {2, 32, 9, 7, 33, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+                                         {3, 64, 12, 12, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}};
     const clt_math_mode modes[] = {CLT_MATH_TF32, CLT_MATH_FP32_3XTF32};
-    char label[160];
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
-        for (int md = 0; md < 2; md++) {
+    char label[192];
+    for (size_t cf = 0; cf < sizeof cfgs / sizeof cfgs[0]; cf++) {
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int md = 0; md < 2 - (cf > 0); md++) {
+                const int32_t *c = shapes[s];
+                if (cfgs[cf])
+                    setenv("CLT_CONV_MMA_CFG", cfgs[cf], 1);
+                else
+                    unsetenv("CLT_CONV_MMA_CFG");
+                clt_conv2d_params p;
+                clt_conv2d_params_init(&p);
+                p.stride_h = c[7], p.stride_w = c[8];
+                p.pad_top = c[9], p.pad_bottom = c[10], p.pad_left = c[11], p.pad_right = c[12];
+                p.dilation_h = c[13], p.dilation_w = c[14];
+                p.math = modes[md];
+                const clt_unary_op act = (s + md) % 2 ? CLT_RELU : CLT_IDENTITY;
+                const int with_bias = s != 1 || md == 0;
+                int64_t xs[4] = {c[0], c[1], c[2], c[3]}, ws[4] = {c[4], c[1], c[5], c[6]}, os[4];
+                TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
+                int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+                int64_t no = os[0] * os[1] * os[2] * os[3];
+                float *hx = random_of(nx), *hw = random_of(nw), *hb = random_of(c[4]);
+                /* the channels-last shapes with an even index read x through a view at offset 3 */
+                const int nhwc = c[1] % 16 == 0, viewed = nhwc && s % 2 == 0;
+                float *hbig = malloc((size_t)(nx + 3) * sizeof *hbig);
+                ck_assert_ptr_nonnull(hbig);
+                memcpy(hbig + 3, hx, (size_t)nx * sizeof *hx);
+                hbig[0] = hbig[1] = hbig[2] = NAN;
+                int64_t nbig = nx + 3;
+                clt_tensor *big = NULL, *x = NULL, *w = upload(ctx, ws, hw), *b = NULL, *out = NULL;
+                if (viewed) {
+                    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &nbig, hbig, (size_t)nbig * 4, &big));
+                    TU_OK(clt_tensor_view(big, 3, 4, xs, &x));
+                } else {
+                    x = upload(ctx, xs, hx);
+                }
+                int64_t co = c[4];
+                if (with_bias)
+                    TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &co, hb, (size_t)co * 4, &b));
+                TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &out));
+                tu_poison(out);
+                const char *form = nhwc ? "conv2d_mma_nhwc" : "conv2d_mma"; /* conv2d_mma counts both forms */
+                uint64_t before = tc ? tu_launches(ctx, NULL, form) : 0;
+                TU_OK(clt_conv2d(x, w, b, &p, act, 0.0f, out));
+                snprintf(label, sizeof label, "%s forward, shape %zu (%s, %s%s, tiles %s)", clt_math_mode_name(modes[md]),
+                         s, with_bias ? "bias" : "no bias", act == CLT_RELU ? "relu" : "identity",
+                         viewed ? ", x a view" : "", cfgs[cf] ? cfgs[cf] : "built in");
+                if (tc)
+                    ck_assert_msg(tu_launches(ctx, NULL, form) == before + 1, "%s: %s did not run", label, form);
+                ref_conv rc = ref_conv_make(xs, ws, &p);
+                double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
+                ck_assert(want && scale);
+                ref_conv2d_forward(&rc, hx, hw, with_bias ? hb : NULL, act, 0.0, want, scale);
+                compare(out, want, scale, no, (double)(c[1] * c[5] * c[6] + 1), modes[md], label);
+                free(want), free(scale), free(hx), free(hw), free(hb), free(hbig);
+                clt_tensor_free(x), clt_tensor_free(big), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
+            }
+    }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_MMA", saved);
+    tu_env_restore("CLT_CONV_MMA_CFG", saved_cfg);
+}
+END_TEST
+
+/* Which tensor-core form runs (CLT_CONV_WGMMA=1 lifts wgmma's grid-size rule for these small shapes):
+ * wgmma on Hopper where Ci is near a multiple of 32 (not 16, not 3); CLT_CONV_MMA=1 the mma.sync
+ * channels-last form where Ci is a multiple of 16 (and wgmma never), gather the gather form even there, 0
+ * none, unset or auto no mma.sync form; CLT_CONV_WGMMA=0 no wgmma. Each result still meets the TF32
+ * bound. Without tensor cores none ever runs. */
+START_TEST(mma_choice)
+{
+    char *saved = tu_env_save("CLT_CONV_MMA");
+    clt_context *ctx = tu_profiled_context();
+    char *saved_wg = tu_env_save("CLT_CONV_WGMMA");
+    const int tc = clt__device_has_tensor_cores(ctx), hopper = clt__device_nv_sm(ctx) == 90;
+    static const struct {
+        const char *env, *wgmma_env;
+        int64_t ci;
+        int wgmma, nhwc, gather; /* launches expected on a tensor-core device (wgmma: on Hopper) */
+    } cases[] = {{NULL, "1", 32, 1, 0, 0}, {NULL, NULL, 3, 0, 0, 0},  {"gather", "1", 32, 0, 0, 1},
+                 {"0", "1", 32, 0, 0, 0},  {"1", NULL, 16, 0, 1, 0},  {NULL, "0", 64, 0, 0, 0},
+                 {"1", "1", 64, 0, 1, 0},  {NULL, "1", 16, 0, 0, 0}, {"auto", NULL, 64, 0, 0, 0}};
+    char label[128];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (cases[i].env)
+            setenv("CLT_CONV_MMA", cases[i].env, 1);
+        else
+            unsetenv("CLT_CONV_MMA");
+        if (cases[i].wgmma_env)
+            setenv("CLT_CONV_WGMMA", cases[i].wgmma_env, 1);
+        else
+            unsetenv("CLT_CONV_WGMMA");
+        clt_conv2d_params p;
+        clt_conv2d_params_init(&p);
+        p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = 1;
+        p.math = CLT_MATH_TF32;
+        int64_t xs[4] = {2, cases[i].ci, 10, 7}, ws[4] = {24, cases[i].ci, 3, 3}, os[4];
+        TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
+        int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+        int64_t no = os[0] * os[1] * os[2] * os[3];
+        float *hx = random_of(nx), *hw = random_of(nw);
+        clt_tensor *x = upload(ctx, xs, hx), *w = upload(ctx, ws, hw), *out = NULL;
+        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &out));
+        tu_poison(out);
+        /* tu_launches matches names by substring: conv2d_mma counts both mma.sync forms */
+        uint64_t n0 = tu_launches(ctx, NULL, "conv2d_mma_nhwc"), a0 = tu_launches(ctx, NULL, "conv2d_mma");
+        uint64_t w0 = tu_launches(ctx, NULL, "conv2d_wgmma");
+        TU_OK(clt_conv2d(x, w, NULL, &p, CLT_IDENTITY, 0.0f, out));
+        snprintf(label, sizeof label, "CLT_CONV_MMA=%s CLT_CONV_WGMMA=%s, Ci %lld",
+                 cases[i].env ? cases[i].env : "(unset)", cases[i].wgmma_env ? cases[i].wgmma_env : "(unset)",
+                 (long long)cases[i].ci);
+        const int want_wg = tc && hopper && cases[i].wgmma, want_nhwc = tc && cases[i].nhwc;
+        const uint64_t wgmma = tu_launches(ctx, NULL, "conv2d_wgmma") - w0;
+        ck_assert_msg(wgmma == (uint64_t)want_wg, "%s: %llu wgmma launches", label, (unsigned long long)wgmma);
+        const uint64_t nhwc = tu_launches(ctx, NULL, "conv2d_mma_nhwc") - n0;
+        const uint64_t gather = tu_launches(ctx, NULL, "conv2d_mma") - a0 - nhwc;
+        ck_assert_msg(nhwc == (uint64_t)want_nhwc, "%s: %llu channels-last launches", label,
+                      (unsigned long long)nhwc);
+        ck_assert_msg(gather == (uint64_t)(tc && cases[i].gather), "%s: %llu gather launches", label,
+                      (unsigned long long)gather);
+        ref_conv rc = ref_conv_make(xs, ws, &p);
+        double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
+        ck_assert(want && scale);
+        ref_conv2d_forward(&rc, hx, hw, NULL, CLT_IDENTITY, 0.0, want, scale);
+        compare(out, want, scale, no, (double)(cases[i].ci * 9), CLT_MATH_TF32, label);
+        free(want), free(scale), free(hx), free(hw);
+        clt_tensor_free(x), clt_tensor_free(w), clt_tensor_free(out);
+    }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_MMA", saved);
+    tu_env_restore("CLT_CONV_WGMMA", saved_wg);
+}
+END_TEST
+
+/* The wgmma forward (conv2d_wgmma.cl, TF32) across its edges, CLT_CONV_MMA unset: Ci 32, 48 (zero channels
+ * to 64), 64, 96 and 128; Co of 1, 65, 130, 64 and 200 (one or two warpgroups, partial tiles); P not a
+ * multiple of 128 nor even (stores across image boundaries); 3x3, 5x3 with strides, asymmetric padding and
+ * dilation, a 1x1 stride-2 kernel, 7x7; an image of 9 x 7 (rows of the channels-last copy padded to 64);
+ * x a view at an odd offset (the pack's unaligned path) on every other shape; bias or none, identity,
+ * ReLU and GELU; under the built-in kernel shape and the others CLT_CONV_WGMMA_CFG can pick (one or two
+ * warpgroups, 128 or 64 pixels a tile, 3-5 stages, waiting on 0-2 slices of products). On an
+ * sm_90 device the profiler must show conv2d_wgmma ran each time; elsewhere the fp32 (or mma.sync) kernels
+ * run the same calls against the same bounds. */
+START_TEST(wgmma_forward)
+{
+    char *saved = tu_env_save("CLT_CONV_MMA"), *saved_wg = tu_env_save("CLT_CONV_WGMMA"),
+         *saved_cfg = tu_env_save("CLT_CONV_WGMMA_CFG");
+    unsetenv("CLT_CONV_MMA");
+    setenv("CLT_CONV_WGMMA", "1", 1); /* every size: these shapes are below the grid-size rule */
+    clt_context *ctx = tu_profiled_context();
+    const int hopper = clt__device_nv_sm(ctx) == 90;
+    static const char *const cfgs[] = {NULL, "1,128,4,0", "2,128,3,1", "1,64,5,0", "2,64,4,2"};
+    /* n ci h w co kh kw sh sw pt pb pl pr dh dw */
+    static const int32_t shapes[][15] = {{2, 32, 13, 11, 65, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {1, 48, 17, 13, 130, 5, 3, 2, 1, 2, 1, 0, 2, 1, 2},
+                                         {3, 64, 9, 7, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {2, 96, 8, 9, 64, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1},
+                                         {1, 128, 12, 12, 200, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+                                         {2, 64, 15, 14, 33, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1}};
+    static const clt_unary_op acts[] = {CLT_IDENTITY, CLT_RELU, CLT_GELU_TANH};
+    char label[192];
+    for (size_t cf = 0; cf < sizeof cfgs / sizeof cfgs[0]; cf++) {
+        if (cfgs[cf])
+            setenv("CLT_CONV_WGMMA_CFG", cfgs[cf], 1);
+        else
+            unsetenv("CLT_CONV_WGMMA_CFG");
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            if (cf > 0 && s % 2 != cf % 2) /* the other shapes see every shape twice between them */
+                continue;
             const int32_t *c = shapes[s];
             clt_conv2d_params p;
             clt_conv2d_params_init(&p);
             p.stride_h = c[7], p.stride_w = c[8];
             p.pad_top = c[9], p.pad_bottom = c[10], p.pad_left = c[11], p.pad_right = c[12];
             p.dilation_h = c[13], p.dilation_w = c[14];
-            p.math = modes[md];
-            const clt_unary_op act = (s + md) % 2 ? CLT_RELU : CLT_IDENTITY;
-            const int with_bias = s != 1 || md == 0;
+            p.math = CLT_MATH_TF32;
+            const clt_unary_op act = acts[(s + cf) % 3];
+            const int with_bias = (s + cf) % 2 == 0, viewed = s % 2 == 1;
             int64_t xs[4] = {c[0], c[1], c[2], c[3]}, ws[4] = {c[4], c[1], c[5], c[6]}, os[4];
             TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
             int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
-            int64_t no = os[0] * os[1] * os[2] * os[3];
-            float *hx = random_of(nx), *hw = random_of(nw), *hb = random_of(c[4]);
-            clt_tensor *x = upload(ctx, xs, hx), *w = upload(ctx, ws, hw), *b = NULL, *out = NULL;
-            int64_t co = c[4];
+            int64_t no = os[0] * os[1] * os[2] * os[3], nbig = nx + 5, co = c[4];
+            float *hx = random_of(nx), *hw = random_of(nw), *hb = random_of(co);
+            float *hbig = malloc((size_t)nbig * sizeof *hbig);
+            ck_assert_ptr_nonnull(hbig);
+            memcpy(hbig + 5, hx, (size_t)nx * sizeof *hx);
+            for (int i = 0; i < 5; i++)
+                hbig[i] = NAN;
+            clt_tensor *big = NULL, *x = NULL, *w = upload(ctx, ws, hw), *b = NULL, *out = NULL;
+            if (viewed) {
+                TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &nbig, hbig, (size_t)nbig * 4, &big));
+                TU_OK(clt_tensor_view(big, 5, 4, xs, &x));
+            } else {
+                x = upload(ctx, xs, hx);
+            }
             if (with_bias)
                 TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &co, hb, (size_t)co * 4, &b));
             TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &out));
             tu_poison(out);
-            uint64_t before = tc ? tu_launches(ctx, NULL, "conv2d_mma") : 0;
+            uint64_t before = tu_launches(ctx, NULL, "conv2d_wgmma");
             TU_OK(clt_conv2d(x, w, b, &p, act, 0.0f, out));
-            snprintf(label, sizeof label, "%s forward, shape %zu (%s, %s)", clt_math_mode_name(modes[md]), s,
-                     with_bias ? "bias" : "no bias", act == CLT_RELU ? "relu" : "identity");
-            if (tc)
-                ck_assert_msg(tu_launches(ctx, NULL, "conv2d_mma") == before + 1, "%s: conv2d_mma did not run",
-                              label);
+            snprintf(label, sizeof label, "TF32 wgmma forward, shape %zu (%s, act %d%s, kernel %s)", s,
+                     with_bias ? "bias" : "no bias", (int)act, viewed ? ", x a view" : "",
+                     cfgs[cf] ? cfgs[cf] : "built in");
+            ck_assert_msg(tu_launches(ctx, NULL, "conv2d_wgmma") == before + (uint64_t)hopper,
+                          "%s: conv2d_wgmma ran %s", label, hopper ? "not" : "off Hopper");
             ref_conv rc = ref_conv_make(xs, ws, &p);
             double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
             ck_assert(want && scale);
             ref_conv2d_forward(&rc, hx, hw, with_bias ? hb : NULL, act, 0.0, want, scale);
-            compare(out, want, scale, no, (double)(c[1] * c[5] * c[6] + 1), modes[md], label);
-            free(want), free(scale), free(hx), free(hw), free(hb);
-            clt_tensor_free(x), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
+            compare(out, want, scale, no, (double)(c[1] * c[5] * c[6] + 1), CLT_MATH_TF32, label);
+            free(want), free(scale), free(hx), free(hw), free(hb), free(hbig);
+            clt_tensor_free(x), clt_tensor_free(big), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
         }
+    }
     tu_context_free(ctx);
     tu_env_restore("CLT_CONV_MMA", saved);
+    tu_env_restore("CLT_CONV_WGMMA", saved_wg);
+    tu_env_restore("CLT_CONV_WGMMA_CFG", saved_cfg);
 }
 END_TEST
 
@@ -213,6 +401,8 @@ Suite *conv2d_math_suite(void)
     tcase_add_test(tc, every_mode_every_pass);
     tcase_add_test(tc, bad_mode_rejected);
     tcase_add_test(tc, mma_forward);
+    tcase_add_test(tc, mma_choice);
+    tcase_add_test(tc, wgmma_forward);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -50,4 +50,9 @@ clt_status clt__check_no_overlap(const char *who, const clt_tensor *in, const ch
 clt_status clt__sd_set_args(clt_context *ctx, cl_kernel k, cl_mem dst, cl_mem src, const clt__sd *s,
                             const char *who);
 
+/* Copy box s (src strides a, dst strides b; s is coalesced in place) with the layout family's generic
+ * or tiled transpose kernel (ops/layout/layout_common.c); for any family that moves 4-byte elements
+ * between layouts (the channels-last Conv2D forward). */
+clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who);
+
 #endif

@@ -37,6 +37,9 @@ clt_status clt__conv_set_args(clt_context *ctx, const clt__conv_problem *p, cl_k
 /* Tensor cores (conv2d_mma.c): the implicit GEMM on mma.sync for TF32 / 3xTF32 math, one group.
  * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
 clt_status clt__conv2d_mma(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* Hopper (conv2d_wgmma.c): the implicit GEMM on wgmma for TF32 math, one group, Ci near a multiple of 32.
+ * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
+clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
 /* im2col (our kernel, into workspace slot 1) + CLBlast GEMM with the bias/activation epilogue
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */

@@ -13,8 +13,10 @@
  *   winograd  F(4x4, 3x3) for 3x3 / stride 1 / dilation 1 / one group (conv2d_winograd.c):
  *             transforms + our batched GEMM, 3 launches; chosen first when the class's
  *             thresholds pass (tune/conv_params.c), falling back to the choice below
- *   mma       TF32 / 3xTF32 math on NVIDIA tensor cores (conv2d_mma.c), opt-in (CLT_CONV_MMA=1):
- *             then tried before all of the above except the 1x1 GEMM, which has its own tensor-core path
+ *   wgmma     TF32 math on Hopper's wgmma (conv2d_wgmma.c), then
+ *   mma       TF32 / 3xTF32 math on mma.sync (conv2d_mma.c): tried before all of the above except the
+ *             1x1 GEMM, which has its own tensor-core path; each declines the shapes and devices it
+ *             does not serve (CLT_CONV_WGMMA, CLT_CONV_MMA: those files)
  * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd forces one where it applies
  * (tests use it; "mma" is the automatic order, mma first); anything else, or unset, means automatic. */
 #include <limits.h>
@@ -270,8 +272,11 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
     const clt__conv_table *t = clt__conv_table_for(ctx);
     clt_status st = CLT_ERR_UNSUPPORTED;
     /* TF32 / 3xTF32 on tensor cores first where enabled, unless another variant is forced */
-    if (!forces_single_path(e) && !(e && !strcmp(e, "winograd")))
-        st = clt__conv2d_mma(ctx, p, who);
+    if (!forces_single_path(e) && !(e && !strcmp(e, "winograd"))) {
+        st = clt__conv2d_wgmma(ctx, p, who);
+        if (st == CLT_ERR_UNSUPPORTED)
+            st = clt__conv2d_mma(ctx, p, who);
+    }
     if (st != CLT_ERR_UNSUPPORTED)
         return st;
     if (e && !strncmp(e, "implicit", 8))

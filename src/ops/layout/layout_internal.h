@@ -19,8 +19,6 @@ clt_status clt__layout_axis(const char *who, const clt_context *ctx, int axis, i
 /* Run kernel `name` of the layout family over box s (count items), dst and src buffers. */
 clt_status clt__layout_run(clt_context *ctx, const char *name, cl_mem dst, cl_mem src,
                            const clt__sd *s, const char *who);
-/* Copy box s (src strides a, dst strides b) with the generic or the tiled transpose kernel. */
-clt_status clt__layout_copy(clt_context *ctx, cl_mem dst, cl_mem src, clt__sd *s, const char *who);
 
 /* layout_cpu.cl's layout_copy_rows and layout_pad_rows: consecutive rows per work
  * item (the kernels' LT_ROWS_PER_ITEM) */
