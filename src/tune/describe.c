@@ -82,8 +82,10 @@ clt_status clt_context_describe_dispatch(const clt_context *ctx, char *buf, size
     int cores = clt__device_has_tensor_cores(ctx);
     put(&o, "tensor cores: %s\n", clt__device_nv_sm(ctx) == 90
                                        ? "yes (NVIDIA compute capability 9.0: TF32 products of 2048^3 and more "
-                                         "on wgmma (sm_90a), the rest on mma.sync)"
-                                   : cores ? "yes (NVIDIA compute capability >= 8.0: mma.sync)"
+                                         "on wgmma (sm_90a), the rest on mma.sync; TF32 Conv2D forward on wgmma "
+                                         "where Ci is near a multiple of 32, 1x1 as GEMMs)"
+                                   : cores ? "yes (NVIDIA compute capability >= 8.0: mma.sync GEMMs; Conv2D "
+                                             "forward only as 1x1 GEMMs, or with CLT_CONV_MMA=1)"
                                            : "no (TF32 / 3xTF32 modes and f16 / bf16 inputs run the "
                                              "exact fp32 kernels)");
     put(&o, "math mode: %s%s\n", clt_math_mode_name(ctx->math),
