@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ops/gemm/gemm.h"
+#include "ref/cast_ref.h"
 #include "ref/conv_backward_ref.h"
 #include "ref/conv_ref.h"
 #include "util/test_util.h"
@@ -355,6 +356,105 @@ START_TEST(wgmma_forward)
 }
 END_TEST
 
+/* f16 / bf16 inputs (x and w of one type) with an f32 output and with one of their type, under every
+ * math mode: against float64 over the 16-bit values (their products are exact in every mode), with the
+ * fp32 bound T32, plus half a unit of the output's last place when it is 16-bit (rounded once, from the
+ * f32 sum). Ci = 32 takes wgmma on Hopper, Ci = 5 and the strided 5x5 the other kernels; x is a view at
+ * an odd element offset once. Mixed input types, another output type and a 16-bit bias are refused with
+ * nothing written. */
+START_TEST(half_inputs)
+{
+    clt_context *ctx = tu_context();
+    static const clt_dtype types[] = {CLT_BF16, CLT_F16};
+    /* n ci h w co k stride pad */
+    static const int64_t shapes[][8] = {{2, 5, 9, 7, 6, 3, 1, 1}, {1, 32, 10, 9, 40, 3, 1, 1}, {3, 3, 11, 13, 8, 5, 2, 2}};
+    const clt_math_mode modes[] = {CLT_MATH_FP32, CLT_MATH_TF32, CLT_MATH_FP32_3XTF32};
+    char label[160];
+    for (int td = 0; td < 2; td++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int same = 0; same < 2; same++) {
+                const clt_dtype d = types[td], od = same ? d : CLT_F32;
+                const int64_t *c = shapes[s];
+                clt_conv2d_params p;
+                clt_conv2d_params_init(&p);
+                p.stride_h = p.stride_w = (int32_t)c[6];
+                p.pad_top = p.pad_bottom = p.pad_left = p.pad_right = (int32_t)c[7];
+                p.math = modes[(td + s + same) % 3];
+                int64_t xs[4] = {c[0], c[1], c[2], c[3]}, ws[4] = {c[4], c[1], c[5], c[5]}, os[4];
+                TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
+                const int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+                const int64_t no = os[0] * os[1] * os[2] * os[3], off = s == 1 ? 3 : 0;
+                uint16_t *bx = malloc((size_t)(nx + off) * 2), *bw = malloc((size_t)nw * 2), *bo = malloc((size_t)no * 4);
+                float *hx = malloc((size_t)nx * sizeof *hx), *hw = malloc((size_t)nw * sizeof *hw), *hb = random_of(c[4]);
+                ck_assert(bx && bw && bo && hx && hw);
+                float *r = random_of(nx + nw);
+                for (int64_t i = 0; i < off; i++)
+                    bx[i] = d == CLT_F16 ? 0x7E00 : 0x7FC0; /* NaN before the view */
+                for (int64_t i = 0; i < nx; i++)
+                    hx[i] = (float)ref_16bit_value(d, bx[off + i] = ref_16bit_from_f32(d, r[i]));
+                for (int64_t i = 0; i < nw; i++)
+                    hw[i] = (float)ref_16bit_value(d, bw[i] = ref_16bit_from_f32(d, r[nx + i]));
+                int64_t nbig = nx + off, co = c[4];
+                clt_tensor *big = NULL, *x = NULL, *w = NULL, *b = NULL, *out = NULL;
+                TU_OK(clt_tensor_create_from_host(ctx, d, 1, &nbig, bx, (size_t)nbig * 2, &big));
+                TU_OK(clt_tensor_view(big, off, 4, xs, &x));
+                TU_OK(clt_tensor_create_from_host(ctx, d, 4, ws, bw, (size_t)nw * 2, &w));
+                TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &co, hb, (size_t)co * 4, &b));
+                TU_OK(clt_tensor_create(ctx, od, 4, os, &out));
+                tu_poison(out);
+                TU_OK(clt_conv2d(x, w, b, &p, CLT_RELU, 0.0f, out));
+                snprintf(label, sizeof label, "%s inputs, %s out, shape %zu, %s", clt_dtype_name(d),
+                         clt_dtype_name(od), s, clt_math_mode_name(p.math));
+                ref_conv rc = ref_conv_make(xs, ws, &p);
+                double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
+                ck_assert(want && scale);
+                ref_conv2d_forward(&rc, hx, hw, hb, CLT_RELU, 0.0, want, scale);
+                TU_OK(clt_tensor_read(out, bo, (size_t)no * clt_dtype_size(od)));
+                const double half_ulp = od == CLT_F32 ? 0.0 : od == CLT_F16 ? 0x1p-11 : 0x1p-8;
+                for (int64_t i = 0; i < no; i++) {
+                    const double got = od == CLT_F32 ? ((float *)bo)[i] : ref_16bit_value(od, bo[i]);
+                    const double k = (double)(c[1] * c[5] * c[5] + 1);
+                    const double tol = 2.0 * (k + 4.0) * EPS32 * scale[i] + 8.0 * EPS32 * fabs(want[i]);
+                    ck_assert_msg(isfinite(got) && fabs(got - want[i]) <= tol + half_ulp * (fabs(want[i]) + tol) + 1e-30,
+                                  "%s: element %lld = %.9g, expected %.9g", label, (long long)i, got, want[i]);
+                }
+                free(want), free(scale), free(bx), free(bw), free(bo), free(hx), free(hw), free(hb), free(r);
+                clt_tensor_free(x), clt_tensor_free(big), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
+            }
+
+    /* refusals: nothing written (out stays poisoned) */
+    int64_t xs[4] = {1, 2, 5, 5}, ws[4] = {3, 2, 3, 3}, os[4] = {1, 3, 3, 3}, three = 3;
+    clt_tensor *x16 = NULL, *xb = NULL, *w16 = NULL, *wf = NULL, *b16 = NULL, *o16 = NULL, *of = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, xs, &x16));
+    TU_OK(clt_tensor_create(ctx, CLT_BF16, 4, xs, &xb));
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, ws, &w16));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 4, ws, &wf));
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 1, &three, &b16));
+    TU_OK(clt_tensor_create(ctx, CLT_BF16, 4, os, &o16));
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &of));
+    tu_poison(of), tu_poison(o16);
+    clt_conv2d_params p;
+    clt_conv2d_params_init(&p);
+    ck_assert_int_eq(clt_conv2d(x16, wf, NULL, &p, CLT_IDENTITY, 0.0f, of), CLT_ERR_INVALID_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_conv2d: w is f32, expected f16"));
+    ck_assert_int_eq(clt_conv2d(xb, w16, NULL, &p, CLT_IDENTITY, 0.0f, of), CLT_ERR_INVALID_DTYPE);
+    ck_assert_int_eq(clt_conv2d(x16, w16, NULL, &p, CLT_IDENTITY, 0.0f, o16), CLT_ERR_INVALID_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "out is bf16, expected f32 or f16"));
+    ck_assert_int_eq(clt_conv2d(x16, w16, b16, &p, CLT_IDENTITY, 0.0f, of), CLT_ERR_INVALID_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "bias is f16, expected f32"));
+    ck_assert_int_eq(clt_conv2d(xb, xb, NULL, &p, CLT_IDENTITY, 0.0f, o16), CLT_ERR_INVALID_SHAPE);
+    unsigned char got[27 * 4], ff[27 * 4];
+    memset(ff, 0xFF, sizeof ff);
+    TU_OK(clt_tensor_read(o16, got, 27 * 2));
+    ck_assert(memcmp(got, ff, 27 * 2) == 0);
+    TU_OK(clt_tensor_read(of, got, 27 * 4));
+    ck_assert(memcmp(got, ff, 27 * 4) == 0);
+    clt_tensor_free(x16), clt_tensor_free(xb), clt_tensor_free(w16), clt_tensor_free(wf), clt_tensor_free(b16);
+    clt_tensor_free(o16), clt_tensor_free(of);
+    tu_context_free(ctx);
+}
+END_TEST
+
 START_TEST(bad_mode_rejected)
 {
     clt_context *ctx = tu_context();
@@ -403,6 +503,7 @@ Suite *conv2d_math_suite(void)
     tcase_add_test(tc, mma_forward);
     tcase_add_test(tc, mma_choice);
     tcase_add_test(tc, wgmma_forward);
+    tcase_add_test(tc, half_inputs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -1,6 +1,9 @@
-/* clt_conv2d: validate once (shapes through conv_geometry.c, bias, activation, aliasing), build the
- * clt__conv_problem and hand it to the dispatcher (tune/conv_dispatch.c). */
+/* clt_conv2d: validate once (shapes through conv_geometry.c, dtypes, bias, activation, aliasing), build
+ * the clt__conv_problem and hand it to the dispatcher (tune/conv_dispatch.c). 16-bit inputs go through
+ * f32 copies (conv_16bit). */
 #include <string.h>
+
+#include "cltensor_cast.h"
 
 #include "ops/conv/conv2d.h"
 #include "ops/gemm/gemm.h"
@@ -21,6 +24,39 @@ static clt_status check_bias(const clt_context *ctx, const char *who, const clt_
     return CLT_SUCCESS;
 }
 
+static int is16(clt_dtype d)
+{
+    return d == CLT_F16 || d == CLT_BF16;
+}
+
+/* f16 / bf16 x and w (out f32 or their type): f32 copies of x and w (exact), the f32 convolution into
+ * out or an f32 copy of it, rounded into out (nearest, ties to even: clt_cast). The products of 16-bit
+ * values are exact in TF32, so the call runs in TF32 math whatever the mode (tensor cores where the
+ * kernels take the shape, the same products on the fp32 kernels elsewhere); sums in fp32 as for f32.
+ * Every copy is allocated before anything is enqueued. */
+static clt_status conv_16bit(clt_context *ctx, const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,
+                             const clt_conv2d_params *p, clt_unary_op act, float alpha, clt_tensor *out)
+{
+    clt_tensor *xf = NULL, *wf = NULL, *of = NULL;
+    clt_status st;
+    if ((st = clt_tensor_create(ctx, CLT_F32, 4, x->shape, &xf)) ||
+        (st = clt_tensor_create(ctx, CLT_F32, 4, w->shape, &wf)) ||
+        (out->dtype != CLT_F32 && (st = clt_tensor_create(ctx, CLT_F32, 4, out->shape, &of))))
+        goto done;
+    clt_conv2d_params q;
+    if (p)
+        q = *p;
+    else
+        clt_conv2d_params_init(&q);
+    q.math = CLT_MATH_TF32;
+    if (!(st = clt_cast(x, xf)) && !(st = clt_cast(w, wf)) &&
+        !(st = clt_conv2d(xf, wf, bias, &q, act, alpha, of ? of : out)) && of)
+        st = clt_cast(of, out);
+done:
+    clt_tensor_free(xf), clt_tensor_free(wf), clt_tensor_free(of);
+    return st;
+}
+
 clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,
                       const clt_conv2d_params *p, clt_unary_op activation, float activation_alpha,
                       clt_tensor *out)
@@ -33,16 +69,23 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
                          !x ? "x" : !w ? "w" : "out");
     int64_t xs[4], ws[4];
     clt_status st;
+    /* x f32, f16 or bf16; w the same; out f32 or the inputs' type */
+    const clt_dtype in = x->dtype;
+    if (in != CLT_F32 && !is16(in))
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: x is %s, expected f32, f16 or bf16", who,
+                         clt_dtype_name(in));
+    if (out->dtype != CLT_F32 && out->dtype != in)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: out is %s, expected f32%s%s", who,
+                         clt_dtype_name(out->dtype), in == CLT_F32 ? "" : " or ", in == CLT_F32 ? "" : clt_dtype_name(in));
     if ((st = clt__conv_shape4(ctx, who, "x", x, xs)) || (st = clt__conv_shape4(ctx, who, "w", w, ws)) ||
-        (st = clt__conv_check_tensor(ctx, who, "x", x, xs)) ||
-        (st = clt__conv_check_tensor(ctx, who, "w", w, ws)))
+        (st = clt__check_tensor4(ctx, who, "x", x, in, xs)) || (st = clt__check_tensor4(ctx, who, "w", w, in, ws)))
         return st;
     clt__conv_problem pr;
     memset(&pr, 0, sizeof pr);
     if ((st = clt__conv_geom_make(ctx, who, xs, ws, p, &pr.g)))
         return st;
     const int64_t os[4] = {pr.g.n, pr.g.co, pr.g.ho, pr.g.wo};
-    if ((st = clt__conv_check_tensor(ctx, who, "out", out, os)))
+    if ((st = clt__check_tensor4(ctx, who, "out", out, out->dtype, os)))
         return st;
     if (bias && (st = check_bias(ctx, who, bias, pr.g.co)))
         return st;
@@ -56,6 +99,8 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
                          clt__tensors_overlap(out, x) ? "x" : clt__tensors_overlap(out, w) ? "w" : "bias");
     if (pr.g.n == 0)
         return CLT_SUCCESS;
+    if (is16(in))
+        return conv_16bit(ctx, x, w, bias, p, activation, activation_alpha, out);
     pr.x = x->storage->mem, pr.x_off = x->offset / sizeof(float);
     pr.w = w->storage->mem, pr.w_off = w->offset / sizeof(float);
     pr.out = out->storage->mem, pr.out_off = out->offset / sizeof(float);
