@@ -70,7 +70,8 @@ CLT_API clt_status clt_conv2d_output_shape(const int64_t x_shape[4], const int64
  *  Dtypes: x and w f32, or both f16 or both bf16 (then converted to f32 copies, exactly, first; their
  *  products are exact in TF32, so such calls run in TF32 math whatever the mode, with fp32 sums); out
  *  f32 or the inputs' 16-bit type (the f32 result rounded once, nearest even, as clt_cast); bias f32.
- *  Others: CLT_ERR_INVALID_DTYPE, nothing enqueued. The backward passes take f32 only.
+ *  Others: CLT_ERR_INVALID_DTYPE, nothing enqueued. The backward passes take the same types (dy and
+ *  their other input of one type, the gradient f32 or that type), on the fp32 kernels.
  *  Implementation: ours (implicit GEMM, a GEMM for 1x1, a direct kernel for depthwise) or im2col +
  *  CLBlast, by CLT_CONV_IMPL / clt_context_options.conv_impl or, under "auto", by shape and device. */
 CLT_API clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,

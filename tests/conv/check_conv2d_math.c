@@ -356,12 +356,30 @@ START_TEST(wgmma_forward)
 }
 END_TEST
 
-/* f16 / bf16 inputs (x and w of one type) with an f32 output and with one of their type, under every
- * math mode: against float64 over the 16-bit values (their products are exact in every mode), with the
- * fp32 bound T32, plus half a unit of the output's last place when it is 16-bit (rounded once, from the
- * f32 sum). Ci = 32 takes wgmma on Hopper, Ci = 5 and the strided 5x5 the other kernels; x is a view at
- * an odd element offset once. Mixed input types, another output type and a 16-bit bias are refused with
- * nothing written. */
+/* out (f32, or 16-bit od: rounded once from the f32 result) against want with the fp32 bound over k terms,
+ * plus half a unit of od's last place. */
+static void compare_half(const clt_tensor *out, clt_dtype od, const double *want, const double *scale, int64_t n,
+                         double k, const char *label)
+{
+    void *bo = malloc((size_t)(n ? n : 1) * 4);
+    ck_assert_ptr_nonnull(bo);
+    TU_OK(clt_tensor_read(out, bo, (size_t)n * clt_dtype_size(od)));
+    const double half_ulp = od == CLT_F32 ? 0.0 : od == CLT_F16 ? 0x1p-11 : 0x1p-8;
+    for (int64_t i = 0; i < n; i++) {
+        const double got = od == CLT_F32 ? ((float *)bo)[i] : ref_16bit_value(od, ((uint16_t *)bo)[i]);
+        const double tol = 2.0 * (k + 4.0) * EPS32 * scale[i] + 8.0 * EPS32 * fabs(want[i]);
+        ck_assert_msg(isfinite(got) && fabs(got - want[i]) <= tol + half_ulp * (fabs(want[i]) + tol) + 1e-30,
+                      "%s: element %lld = %.9g, expected %.9g", label, (long long)i, got, want[i]);
+    }
+    free(bo);
+}
+
+/* f16 / bf16 operands (x, w and dy of one type) with f32 outputs and with ones of their type, forward and
+ * both backward passes, under every math mode: against float64 over the 16-bit values (their products are
+ * exact in every mode), with the fp32 bound T32, plus half a unit of the output's last place when it is
+ * 16-bit (rounded once, from the f32 sum). Ci = 32 takes wgmma on Hopper, Ci = 5 and the strided 5x5 the
+ * other kernels; x is a view at an odd element offset once; an empty batch zeroes a 16-bit dw. Mixed
+ * input types, another output type and a 16-bit bias are refused with nothing written. */
 START_TEST(half_inputs)
 {
     clt_context *ctx = tu_context();
@@ -384,9 +402,9 @@ START_TEST(half_inputs)
                 TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
                 const int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
                 const int64_t no = os[0] * os[1] * os[2] * os[3], off = s == 1 ? 3 : 0;
-                uint16_t *bx = malloc((size_t)(nx + off) * 2), *bw = malloc((size_t)nw * 2), *bo = malloc((size_t)no * 4);
+                uint16_t *bx = malloc((size_t)(nx + off) * 2), *bw = malloc((size_t)nw * 2);
                 float *hx = malloc((size_t)nx * sizeof *hx), *hw = malloc((size_t)nw * sizeof *hw), *hb = random_of(c[4]);
-                ck_assert(bx && bw && bo && hx && hw);
+                ck_assert(bx && bw && hx && hw);
                 float *r = random_of(nx + nw);
                 for (int64_t i = 0; i < off; i++)
                     bx[i] = d == CLT_F16 ? 0x7E00 : 0x7FC0; /* NaN before the view */
@@ -409,16 +427,32 @@ START_TEST(half_inputs)
                 double *want = malloc((size_t)no * sizeof *want), *scale = malloc((size_t)no * sizeof *scale);
                 ck_assert(want && scale);
                 ref_conv2d_forward(&rc, hx, hw, hb, CLT_RELU, 0.0, want, scale);
-                TU_OK(clt_tensor_read(out, bo, (size_t)no * clt_dtype_size(od)));
-                const double half_ulp = od == CLT_F32 ? 0.0 : od == CLT_F16 ? 0x1p-11 : 0x1p-8;
-                for (int64_t i = 0; i < no; i++) {
-                    const double got = od == CLT_F32 ? ((float *)bo)[i] : ref_16bit_value(od, bo[i]);
-                    const double k = (double)(c[1] * c[5] * c[5] + 1);
-                    const double tol = 2.0 * (k + 4.0) * EPS32 * scale[i] + 8.0 * EPS32 * fabs(want[i]);
-                    ck_assert_msg(isfinite(got) && fabs(got - want[i]) <= tol + half_ulp * (fabs(want[i]) + tol) + 1e-30,
-                                  "%s: element %lld = %.9g, expected %.9g", label, (long long)i, got, want[i]);
-                }
-                free(want), free(scale), free(bx), free(bw), free(bo), free(hx), free(hw), free(hb), free(r);
+                compare_half(out, od, want, scale, no, (double)(c[1] * c[5] * c[5] + 1), label);
+                /* the backward passes from a 16-bit dy */
+                float *rdy = random_of(no), *hdy = malloc((size_t)no * sizeof *hdy);
+                uint16_t *bdy = malloc((size_t)no * 2);
+                ck_assert(hdy && bdy);
+                for (int64_t i = 0; i < no; i++)
+                    hdy[i] = (float)ref_16bit_value(d, bdy[i] = ref_16bit_from_f32(d, rdy[i]));
+                clt_tensor *dy = NULL, *dx = NULL, *dw = NULL;
+                TU_OK(clt_tensor_create_from_host(ctx, d, 4, os, bdy, (size_t)no * 2, &dy));
+                TU_OK(clt_tensor_create(ctx, od, 4, xs, &dx));
+                TU_OK(clt_tensor_create(ctx, od, 4, ws, &dw));
+                tu_poison(dx), tu_poison(dw);
+                TU_OK(clt_conv2d_backward_input(dy, w, &p, dx));
+                TU_OK(clt_conv2d_backward_weight(dy, x, &p, dw));
+                double *want2 = malloc((size_t)(nx > nw ? nx : nw) * sizeof *want2);
+                double *scale2 = malloc((size_t)(nx > nw ? nx : nw) * sizeof *scale2);
+                ck_assert(want2 && scale2);
+                ref_conv2d_backward_input(&rc, hdy, hw, want2, scale2);
+                snprintf(label, sizeof label, "%s dy, %s dx, shape %zu", clt_dtype_name(d), clt_dtype_name(od), s);
+                compare_half(dx, od, want2, scale2, nx, (double)(c[4] * c[5] * c[5]), label);
+                ref_conv2d_backward_weight(&rc, hdy, hx, want2, scale2);
+                snprintf(label, sizeof label, "%s dy, %s dw, shape %zu", clt_dtype_name(d), clt_dtype_name(od), s);
+                compare_half(dw, od, want2, scale2, nw, (double)(os[0] * os[2] * os[3]), label);
+                free(want2), free(scale2), free(rdy), free(hdy), free(bdy);
+                clt_tensor_free(dy), clt_tensor_free(dx), clt_tensor_free(dw);
+                free(want), free(scale), free(bx), free(bw), free(hx), free(hw), free(hb), free(r);
                 clt_tensor_free(x), clt_tensor_free(big), clt_tensor_free(w), clt_tensor_free(b), clt_tensor_free(out);
             }
 
@@ -433,6 +467,8 @@ START_TEST(half_inputs)
     TU_OK(clt_tensor_create(ctx, CLT_BF16, 4, os, &o16));
     TU_OK(clt_tensor_create(ctx, CLT_F32, 4, os, &of));
     tu_poison(of), tu_poison(o16);
+    unsigned char got[27 * 4], ff[27 * 4];
+    memset(ff, 0xFF, sizeof ff);
     clt_conv2d_params p;
     clt_conv2d_params_init(&p);
     ck_assert_int_eq(clt_conv2d(x16, wf, NULL, &p, CLT_IDENTITY, 0.0f, of), CLT_ERR_INVALID_DTYPE);
@@ -443,8 +479,33 @@ START_TEST(half_inputs)
     ck_assert_int_eq(clt_conv2d(x16, w16, b16, &p, CLT_IDENTITY, 0.0f, of), CLT_ERR_INVALID_DTYPE);
     ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "bias is f16, expected f32"));
     ck_assert_int_eq(clt_conv2d(xb, xb, NULL, &p, CLT_IDENTITY, 0.0f, o16), CLT_ERR_INVALID_SHAPE);
-    unsigned char got[27 * 4], ff[27 * 4];
-    memset(ff, 0xFF, sizeof ff);
+    clt_tensor *dyb = NULL, *dyh = NULL, *dwb = NULL, *dwh = NULL, *dxf = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F32, 4, xs, &dxf));
+    TU_OK(clt_tensor_create(ctx, CLT_BF16, 4, os, &dyb));
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, os, &dyh));
+    TU_OK(clt_tensor_create(ctx, CLT_BF16, 4, ws, &dwb));
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, ws, &dwh));
+    tu_poison(dwb);
+    ck_assert_int_eq(clt_conv2d_backward_input(dyb, w16, &p, dxf), CLT_ERR_INVALID_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "clt_conv2d_backward_input: w is f16, expected bf16"));
+    ck_assert_int_eq(clt_conv2d_backward_weight(dyh, x16, &p, dwb), CLT_ERR_INVALID_DTYPE);
+    ck_assert_ptr_nonnull(strstr(clt_last_error(ctx), "dw is bf16, expected f32 or f16"));
+    ck_assert_int_eq(clt_conv2d_backward_weight(dyb, xb, &p, dwh), CLT_ERR_INVALID_DTYPE);
+    TU_OK(clt_tensor_read(dwb, got, 54 * 2));
+    ck_assert(memcmp(got, ff, 54 * 2) == 0);
+    /* an empty batch: dw (16-bit) is zeroed */
+    int64_t xe[4] = {0, 2, 5, 5}, ye[4] = {0, 3, 3, 3};
+    clt_tensor *xe16 = NULL, *ye16 = NULL;
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, xe, &xe16));
+    TU_OK(clt_tensor_create(ctx, CLT_F16, 4, ye, &ye16));
+    tu_poison(dwh);
+    TU_OK(clt_conv2d_backward_weight(ye16, xe16, &p, dwh));
+    uint16_t zeros[54];
+    TU_OK(clt_tensor_read(dwh, zeros, sizeof zeros));
+    for (int i = 0; i < 54; i++)
+        ck_assert_int_eq(zeros[i], 0);
+    clt_tensor_free(dyb), clt_tensor_free(dyh), clt_tensor_free(dwb), clt_tensor_free(dwh), clt_tensor_free(dxf);
+    clt_tensor_free(xe16), clt_tensor_free(ye16);
     TU_OK(clt_tensor_read(o16, got, 27 * 2));
     ck_assert(memcmp(got, ff, 27 * 2) == 0);
     TU_OK(clt_tensor_read(of, got, 27 * 4));

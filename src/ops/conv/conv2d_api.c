@@ -1,9 +1,9 @@
 /* clt_conv2d: validate once (shapes through conv_geometry.c, dtypes, bias, activation, aliasing), build
  * the clt__conv_problem and hand it to the dispatcher (tune/conv_dispatch.c). 16-bit inputs go through
- * f32 copies (conv_16bit). */
+ * f32 stand-ins (conv_f32.c). */
 #include <string.h>
 
-#include "cltensor_cast.h"
+#include "ops/conv/conv_f32.h"
 
 #include "ops/conv/conv2d.h"
 #include "ops/gemm/gemm.h"
@@ -24,37 +24,18 @@ static clt_status check_bias(const clt_context *ctx, const char *who, const clt_
     return CLT_SUCCESS;
 }
 
-static int is16(clt_dtype d)
-{
-    return d == CLT_F16 || d == CLT_BF16;
-}
+/* The forward's other arguments, for clt__conv_via_f32. */
+typedef struct fwd_args {
+    const clt_tensor *bias;
+    clt_conv2d_params p;
+    clt_unary_op act;
+    float alpha;
+} fwd_args;
 
-/* f16 / bf16 x and w (out f32 or their type): f32 copies of x and w (exact), the f32 convolution into
- * out or an f32 copy of it, rounded into out (nearest, ties to even: clt_cast). The products of 16-bit
- * values are exact in TF32, so the call runs in TF32 math whatever the mode (tensor cores where the
- * kernels take the shape, the same products on the fp32 kernels elsewhere); sums in fp32 as for f32.
- * Every copy is allocated before anything is enqueued. */
-static clt_status conv_16bit(clt_context *ctx, const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,
-                             const clt_conv2d_params *p, clt_unary_op act, float alpha, clt_tensor *out)
+static clt_status forward_f32(const clt_tensor *x, const clt_tensor *w, clt_tensor *out, const void *arg)
 {
-    clt_tensor *xf = NULL, *wf = NULL, *of = NULL;
-    clt_status st;
-    if ((st = clt_tensor_create(ctx, CLT_F32, 4, x->shape, &xf)) ||
-        (st = clt_tensor_create(ctx, CLT_F32, 4, w->shape, &wf)) ||
-        (out->dtype != CLT_F32 && (st = clt_tensor_create(ctx, CLT_F32, 4, out->shape, &of))))
-        goto done;
-    clt_conv2d_params q;
-    if (p)
-        q = *p;
-    else
-        clt_conv2d_params_init(&q);
-    q.math = CLT_MATH_TF32;
-    if (!(st = clt_cast(x, xf)) && !(st = clt_cast(w, wf)) &&
-        !(st = clt_conv2d(xf, wf, bias, &q, act, alpha, of ? of : out)) && of)
-        st = clt_cast(of, out);
-done:
-    clt_tensor_free(xf), clt_tensor_free(wf), clt_tensor_free(of);
-    return st;
+    const fwd_args *f = arg;
+    return clt_conv2d(x, w, f->bias, &f->p, f->act, f->alpha, out);
 }
 
 clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor *bias,
@@ -71,7 +52,7 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
     clt_status st;
     /* x f32, f16 or bf16; w the same; out f32 or the inputs' type */
     const clt_dtype in = x->dtype;
-    if (in != CLT_F32 && !is16(in))
+    if (in != CLT_F32 && !clt__conv_is16(in))
         return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: x is %s, expected f32, f16 or bf16", who,
                          clt_dtype_name(in));
     if (out->dtype != CLT_F32 && out->dtype != in)
@@ -99,8 +80,17 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
                          clt__tensors_overlap(out, x) ? "x" : clt__tensors_overlap(out, w) ? "w" : "bias");
     if (pr.g.n == 0)
         return CLT_SUCCESS;
-    if (is16(in))
-        return conv_16bit(ctx, x, w, bias, p, activation, activation_alpha, out);
+    if (clt__conv_is16(in)) {
+        /* the products of 16-bit values are exact in TF32: tensor cores where the kernels take the
+         * shape, the same products on the fp32 kernels elsewhere; sums in fp32 as for f32 */
+        fwd_args f = {bias, {0}, activation, activation_alpha};
+        if (p)
+            f.p = *p;
+        else
+            clt_conv2d_params_init(&f.p);
+        f.p.math = CLT_MATH_TF32;
+        return clt__conv_via_f32(ctx, x, w, out, forward_f32, &f);
+    }
     pr.x = x->storage->mem, pr.x_off = x->offset / sizeof(float);
     pr.w = w->storage->mem, pr.w_off = w->offset / sizeof(float);
     pr.out = out->storage->mem, pr.out_off = out->offset / sizeof(float);

@@ -1,5 +1,5 @@
 /* Conv2D backward: clt_conv2d_backward_input, _weight and _bias. Validate everything (nothing is
- * enqueued on error), then run ours (conv2d_backward_ours.c) or the CLBlast path
+ * enqueued on error), then (16-bit dy and inputs: on f32 stand-ins, conv_f32.c) run ours (conv2d_backward_ours.c) or the CLBlast path
  * (conv2d_backward_clblast.c) as conv_impl says ("tiled" and "auto": ours), falling back to the
  * other when the first refuses the device. The bias gradient is one launch of the reduction
  * machinery (clt_reduce SUM over axes 0, 2, 3). */
@@ -8,6 +8,7 @@
 
 #include "cltensor_ops.h"
 #include "ops/conv/conv2d_backward.h"
+#include "ops/conv/conv_f32.h"
 
 typedef clt_status (*impl_fn)(clt_context *, const clt__conv_geom *, const clt_tensor *,
                               const clt_tensor *, clt_tensor *, const char *);
@@ -46,12 +47,21 @@ static clt_status validate(const char *who, const clt_tensor *dy, const clt_tens
         (st = clt__conv_geom_make(ctx, who, xs, ws, p, g)))
         return st;
     int64_t ys[4] = {g->n, g->co, g->ho, g->wo};
-    if ((st = clt__conv_check_tensor(ctx, who, "dy", dy, ys)) ||
-        (st = clt__conv_check_tensor(ctx, who, xname, xt, xs)) ||
-        (st = clt__conv_check_tensor(ctx, who, wname, wt, ws)) || (st = check_sizes(ctx, who, g)))
-        return st;
     const clt_tensor *in = out == xt ? wt : xt;
     const char *oname = out == xt ? xname : wname, *iname = out == xt ? wname : xname;
+    /* dy f32, f16 or bf16; the other input the same; the output f32 or the inputs' type */
+    const clt_dtype d = dy->dtype;
+    if (d != CLT_F32 && !clt__conv_is16(d))
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: dy is %s, expected f32, f16 or bf16", who,
+                         clt_dtype_name(d));
+    if (out->dtype != CLT_F32 && out->dtype != d)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32%s%s", who, oname,
+                         clt_dtype_name(out->dtype), d == CLT_F32 ? "" : " or ", d == CLT_F32 ? "" : clt_dtype_name(d));
+    if ((st = clt__check_tensor4(ctx, who, "dy", dy, d, ys)) ||
+        (st = clt__check_tensor4(ctx, who, xname, xt, xt == out ? out->dtype : d, xs)) ||
+        (st = clt__check_tensor4(ctx, who, wname, wt, wt == out ? out->dtype : d, ws)) ||
+        (st = check_sizes(ctx, who, g)))
+        return st;
     if (clt__tensors_overlap(out, dy))
         return clt__fail(ctx, CLT_ERR_ALIASING, "%s: %s overlaps dy", who, oname);
     if (clt__tensors_overlap(out, in))
@@ -69,6 +79,17 @@ static clt_status run(clt_context *ctx, impl_fn ours, impl_fn blas, const clt__c
     return st;
 }
 
+/* 16-bit dy and w / x (clt__conv_via_f32): the same call on f32 stand-ins. */
+static clt_status input_f32(const clt_tensor *dy, const clt_tensor *w, clt_tensor *dx, const void *p)
+{
+    return clt_conv2d_backward_input(dy, w, p, dx);
+}
+
+static clt_status weight_f32(const clt_tensor *dy, const clt_tensor *x, clt_tensor *dw, const void *p)
+{
+    return clt_conv2d_backward_weight(dy, x, p, dw);
+}
+
 clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
                                      const clt_conv2d_params *p, clt_tensor *dx)
 {
@@ -80,6 +101,8 @@ clt_status clt_conv2d_backward_input(const clt_tensor *dy, const clt_tensor *w,
         return st;
     if (dx->numel == 0)
         return CLT_SUCCESS; /* empty batch: nothing to write */
+    if (clt__conv_is16(dy->dtype))
+        return clt__conv_via_f32(dx->ctx, dy, w, dx, input_f32, p);
     return run(dx->ctx, clt__convb_input_ours, clt__convb_input_clblast, &g, dy, w, dx, who);
 }
 
@@ -96,6 +119,8 @@ clt_status clt_conv2d_backward_weight(const clt_tensor *dy, const clt_tensor *x,
         st = clt_tensor_fill(dw, 0.0);
         return st;
     }
+    if (clt__conv_is16(dy->dtype))
+        return clt__conv_via_f32(dw->ctx, dy, x, dw, weight_f32, p);
     return run(dw->ctx, clt__convb_weight_ours, clt__convb_weight_clblast, &g, dy, x, dw, who);
 }
 
