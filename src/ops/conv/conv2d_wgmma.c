@@ -3,8 +3,8 @@
  *
  * When: TF32 math on an sm_90 device, one group, not a 1x1 GEMM, and at most a quarter of the k extent
  * wasted on padding channels (Ci rounded up to KP, a multiple of 32: Ci = 64, 128, 96, 48 ... yes; 16,
- * 3, 20 no). 3xTF32 stays on mma.sync (its split happens in the fragments there).
- * Declined too where the grid is under half a group a compute unit (choose()). CLT_CONV_WGMMA=1 takes
+ * 3, 20 no). 3xTF32 runs the fp32 kernels (or mma.sync under CLT_CONV_MMA=1, which splits in its fragments).
+ * Declined too where the grid is under half a group a compute unit (clt__conv2d_wgmma). CLT_CONV_WGMMA=1 takes
  * every size (tests), =0 none (A/B runs), as CLT_CONV_MMA=0 / 1 / gather do (conv2d_mma.c);
  * CLT_CONV_WGMMA_CFG=wgs,bn,stages,waitn picks the kernel's shape (malformed: the built-in one).
  *
@@ -53,8 +53,8 @@ static int64_t groups_of(const clt__conv_geom *g, const wg_cfg *c)
  * stages as fit 48 KiB (3 or 4). H100, conv2d_tf32 (2026-12-07): n32c128h28 69.6-69.9 us (2 warpgroups, 3
  * stages) vs 74.5-76.4 for the other shapes; n8c64h56 33.2-33.8 (1 warpgroup, 3-4 stages) vs 39.9-40.4 for
  * 2. Tiles of 64 pixels (m64n64 steps, twice the groups: 392 instead of 196 for n32c128h28 on 132 SMs,
- * where 64 SMs take two tiles and 68 one) are built and tested but were not timed yet: only
- * CLT_CONV_WGMMA_CFG=wgs,bn,stages,waitn selects them (it overrides every field). */
+ * where 64 SMs take two tiles and 68 one) build (ptxas sm_90a) and are in conv2d_math's cases, but have not
+ * run on a GPU yet: only CLT_CONV_WGMMA_CFG=wgs,bn,stages,waitn selects them (it overrides every field). */
 static wg_cfg choose(const clt__conv_geom *g)
 {
     wg_cfg c = {g->co > 64 ? 2 : 1, 128, 0, 0};
