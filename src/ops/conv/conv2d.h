@@ -37,6 +37,11 @@ clt_status clt__conv_set_args(clt_context *ctx, const clt__conv_problem *p, cl_k
 /* Tensor cores (conv2d_mma.c): the implicit GEMM on mma.sync for TF32 / 3xTF32 math, one group.
  * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
 clt_status clt__conv2d_mma(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* CLT_CONV_MMA (conv2d_mma.c): "0" no tensor-core forward, "1" the mma.sync forms wherever they apply,
+ * "gather" the gather form only (both of the latter make wgmma decline, so mma.sync is measured and
+ * tested on Hopper too); unset or anything else automatic (wgmma where it applies, no mma.sync). */
+typedef enum { CLT__CONV_MMA_AUTO, CLT__CONV_MMA_OFF, CLT__CONV_MMA_ON, CLT__CONV_MMA_GATHER } clt__conv_mma_setting;
+clt__conv_mma_setting clt__conv_mma_env(void);
 /* Hopper (conv2d_wgmma.c): the implicit GEMM on wgmma for TF32 math, one group, Ci near a multiple of 32.
  * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
 clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who);

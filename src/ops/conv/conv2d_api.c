@@ -52,13 +52,8 @@ clt_status clt_conv2d(const clt_tensor *x, const clt_tensor *w, const clt_tensor
     clt_status st;
     /* x f32, f16 or bf16; w the same; out f32 or the inputs' type */
     const clt_dtype in = x->dtype;
-    if (in != CLT_F32 && !clt__conv_is16(in))
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: x is %s, expected f32, f16 or bf16", who,
-                         clt_dtype_name(in));
-    if (out->dtype != CLT_F32 && out->dtype != in)
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: out is %s, expected f32%s%s", who,
-                         clt_dtype_name(out->dtype), in == CLT_F32 ? "" : " or ", in == CLT_F32 ? "" : clt_dtype_name(in));
-    if ((st = clt__conv_shape4(ctx, who, "x", x, xs)) || (st = clt__conv_shape4(ctx, who, "w", w, ws)) ||
+    if ((st = clt__conv_check_dtypes(ctx, who, "x", in, "out", out->dtype)) ||
+        (st = clt__conv_shape4(ctx, who, "x", x, xs)) || (st = clt__conv_shape4(ctx, who, "w", w, ws)) ||
         (st = clt__check_tensor4(ctx, who, "x", x, in, xs)) || (st = clt__check_tensor4(ctx, who, "w", w, in, ws)))
         return st;
     clt__conv_problem pr;

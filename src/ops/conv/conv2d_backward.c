@@ -1,7 +1,7 @@
 /* Conv2D backward: clt_conv2d_backward_input, _weight and _bias. Validate everything (nothing is
- * enqueued on error), then (16-bit dy and inputs: on f32 stand-ins, conv_f32.c) run ours (conv2d_backward_ours.c) or the CLBlast path
- * (conv2d_backward_clblast.c) as conv_impl says ("tiled" and "auto": ours), falling back to the
- * other when the first refuses the device. The bias gradient is one launch of the reduction
+ * enqueued on error), then (16-bit dy and inputs: on f32 stand-ins, conv_f32.c) run ours
+ * (conv2d_backward_ours.c) or the CLBlast path (conv2d_backward_clblast.c) as conv_impl says ("tiled"
+ * and "auto": ours), falling back to the other when the first refuses the device. The bias gradient is one launch of the reduction
  * machinery (clt_reduce SUM over axes 0, 2, 3). */
 #include <limits.h>
 #include <string.h>
@@ -51,13 +51,8 @@ static clt_status validate(const char *who, const clt_tensor *dy, const clt_tens
     const char *oname = out == xt ? xname : wname, *iname = out == xt ? wname : xname;
     /* dy f32, f16 or bf16; the other input the same; the output f32 or the inputs' type */
     const clt_dtype d = dy->dtype;
-    if (d != CLT_F32 && !clt__conv_is16(d))
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: dy is %s, expected f32, f16 or bf16", who,
-                         clt_dtype_name(d));
-    if (out->dtype != CLT_F32 && out->dtype != d)
-        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32%s%s", who, oname,
-                         clt_dtype_name(out->dtype), d == CLT_F32 ? "" : " or ", d == CLT_F32 ? "" : clt_dtype_name(d));
-    if ((st = clt__check_tensor4(ctx, who, "dy", dy, d, ys)) ||
+    if ((st = clt__conv_check_dtypes(ctx, who, "dy", d, oname, out->dtype)) ||
+        (st = clt__check_tensor4(ctx, who, "dy", dy, d, ys)) ||
         (st = clt__check_tensor4(ctx, who, xname, xt, xt == out ? out->dtype : d, xs)) ||
         (st = clt__check_tensor4(ctx, who, wname, wt, wt == out ? out->dtype : d, ws)) ||
         (st = check_sizes(ctx, who, g)))

@@ -40,18 +40,16 @@
 
 #define WORKSPACE_SLOT 1
 
-typedef enum { MMA_OFF, MMA_AUTO, MMA_ON, MMA_GATHER } mma_choice;
-
-static mma_choice choice_from_env(void)
+clt__conv_mma_setting clt__conv_mma_env(void)
 {
     const char *e = getenv("CLT_CONV_MMA");
     if (!e)
-        return MMA_AUTO;
+        return CLT__CONV_MMA_AUTO;
     if (!strcmp(e, "0"))
-        return MMA_OFF;
+        return CLT__CONV_MMA_OFF;
     if (!strcmp(e, "1"))
-        return MMA_ON;
-    return strcmp(e, "gather") ? MMA_AUTO : MMA_GATHER;
+        return CLT__CONV_MMA_ON;
+    return strcmp(e, "gather") ? CLT__CONV_MMA_AUTO : CLT__CONV_MMA_GATHER;
 }
 
 static size_t groups_of(int64_t cols, int64_t bn, int64_t rows, int64_t bm)
@@ -137,13 +135,13 @@ static clt_status run_stages(clt_context *ctx, const void *arg, const char *who)
 clt_status clt__conv2d_mma(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    const mma_choice want = choice_from_env();
-    if (want == MMA_OFF || (g->math != CLT_MATH_TF32 && g->math != CLT_MATH_FP32_3XTF32) || g->groups != 1 ||
-        g->ci < 2 || clt__conv_is_pointwise(g) || p->w_flipped || !clt__device_has_tensor_cores(ctx))
+    /* opt-in: automatically, measured slower than the fp32 kernels (the top) */
+    const clt__conv_mma_setting want = clt__conv_mma_env();
+    if ((want != CLT__CONV_MMA_ON && want != CLT__CONV_MMA_GATHER) ||
+        (g->math != CLT_MATH_TF32 && g->math != CLT_MATH_FP32_3XTF32) || g->groups != 1 || g->ci < 2 ||
+        clt__conv_is_pointwise(g) || p->w_flipped || !clt__device_has_tensor_cores(ctx))
         return CLT_ERR_UNSUPPORTED;
-    if (want == MMA_AUTO) /* measured slower than the fp32 kernels (the top) */
-        return CLT_ERR_UNSUPPORTED;
-    const int nhwc = g->ci % 16 == 0 && want != MMA_GATHER;
+    const int nhwc = g->ci % 16 == 0 && want != CLT__CONV_MMA_GATHER;
     const int64_t k = g->ci * g->kh * g->kw, cols = g->n * g->ho * g->wo;
     /* int inside one image, the weights and the column range (clt__conv2d_ours checked), and every
      * offset the kernel forms from them: the window's origin may sit a padding outside the image */

@@ -36,12 +36,11 @@ static int64_t round_up(int64_t x, int64_t m)
     return (x + m - 1) / m * m;
 }
 
-/* CLT_CONV_WGMMA=0; CLT_CONV_MMA=0 (no tensor-core forward), 1 or gather (the mma.sync forms only, so
- * they can be measured and tested on Hopper too). */
+/* CLT_CONV_WGMMA=0, or CLT_CONV_MMA set to anything but automatic (conv2d.h). */
 static int declined_by_env(void)
 {
-    const char *a = getenv("CLT_CONV_WGMMA"), *b = getenv("CLT_CONV_MMA");
-    return (a && !strcmp(a, "0")) || (b && (!strcmp(b, "0") || !strcmp(b, "1") || !strcmp(b, "gather")));
+    const char *a = getenv("CLT_CONV_WGMMA");
+    return (a && !strcmp(a, "0")) || clt__conv_mma_env() != CLT__CONV_MMA_AUTO;
 }
 
 static int64_t groups_of(const clt__conv_geom *g, const wg_cfg *c)
@@ -72,7 +71,6 @@ static wg_cfg choose(const clt__conv_geom *g)
 }
 
 typedef struct wg_run {
-    const clt__conv_problem *p;
     clt__conv_problem q; /* x and w: the packed copies */
     clt__wgmma_pack px, pw;
     wg_cfg c;
@@ -121,6 +119,14 @@ clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const
         cols > INT_MAX - 256 || g->co > INT_MAX - 256 ||
         (xe + we) * 4.0 > (double)ctx->dev->entry->info.max_alloc_bytes)
         return CLT_ERR_UNSUPPORTED;
+    wg_run r;
+    memset(&r, 0, sizeof r);
+    r.c = choose(g);
+    /* grids of under half a group a compute unit: the fp32 kernels won (n1c64h56, H100: 21.7 us vs 28.8) */
+    const char *every = getenv("CLT_CONV_WGMMA");
+    if (!(every && !strcmp(every, "1")) &&
+        groups_of(g, &r.c) * 2 < (int64_t)ctx->dev->entry->info.compute_units)
+        return CLT_ERR_UNSUPPORTED;
     cl_mem ws;
     int fresh;
     clt_status st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)(xe + we) * sizeof(float), &ws, &fresh);
@@ -128,9 +134,6 @@ clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const
         return CLT_ERR_UNSUPPORTED;
     if (st)
         return st;
-    wg_run r;
-    memset(&r, 0, sizeof r);
-    r.p = p;
     /* x [n][ci][pix] as N matrices pix x ci (op(X)^T stored): -> [n][hwp][kp] */
     r.px = (clt__wgmma_pack){0, 0, p->x, p->x_off, g->ci * hw, hw, 1, hw, g->ci, ws, 0, hwp, kp, 1, 0, g->n};
     /* w [co][ci][tap] as Co matrices tap x ci: -> [co][tapsp][kp] after the copy of x */
@@ -139,12 +142,6 @@ clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const
     r.q = *p;
     r.q.x = ws, r.q.x_off = 0;
     r.q.w = ws, r.q.w_off = (uint64_t)xe;
-    const uint64_t cus = ctx->dev->entry->info.compute_units;
-    r.c = choose(g);
-    /* grids of under half a group a compute unit: the fp32 kernels won (n1c64h56, H100: 21.7 us vs 28.8) */
-    const char *every = getenv("CLT_CONV_WGMMA");
-    if (!(every && !strcmp(every, "1")) && groups_of(g, &r.c) * 2 < (int64_t)cus)
-        return CLT_ERR_UNSUPPORTED;
     r.ls = (cl_int4){{(cl_int)(hwp * kp), (cl_int)(tapsp * kp), (cl_int)kp, 0}};
     const double big = 2147483647.0 - 4096.0;
     int idx64 = xe > big || (double)p->out_off + (double)g->n * (double)g->co * (double)g->ho * (double)g->wo > big;

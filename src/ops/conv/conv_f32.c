@@ -12,6 +12,18 @@ int clt__conv_is16(clt_dtype d)
     return d == CLT_F16 || d == CLT_BF16;
 }
 
+clt_status clt__conv_check_dtypes(const clt_context *ctx, const char *who, const char *lead_name, clt_dtype lead,
+                                  const char *out_name, clt_dtype out)
+{
+    if (lead != CLT_F32 && !clt__conv_is16(lead))
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32, f16 or bf16", who, lead_name,
+                         clt_dtype_name(lead));
+    if (out != CLT_F32 && out != lead)
+        return clt__fail(ctx, CLT_ERR_INVALID_DTYPE, "%s: %s is %s, expected f32%s%s", who, out_name,
+                         clt_dtype_name(out), lead == CLT_F32 ? "" : " or ", lead == CLT_F32 ? "" : clt_dtype_name(lead));
+    return CLT_SUCCESS;
+}
+
 clt_status clt__conv_via_f32(clt_context *ctx, const clt_tensor *a, const clt_tensor *b, clt_tensor *out,
                              clt__conv_f32_fn fn, const void *arg)
 {

@@ -7,6 +7,12 @@
 /* f16 or bf16. */
 int clt__conv_is16(clt_dtype d);
 
+/* The dtypes of a Conv2D call (forward and backward alike): lead (x, or dy) f32, f16 or bf16, out f32 or
+ * lead's type; CLT_ERR_INVALID_DTYPE naming the tensor otherwise. The other input must have lead's type:
+ * the caller checks it with its shape. */
+clt_status clt__conv_check_dtypes(const clt_context *ctx, const char *who, const char *lead_name, clt_dtype lead,
+                                  const char *out_name, clt_dtype out);
+
 /* One Conv2D call on f32 tensors: inputs a and b, output out (the call's other arguments in arg). */
 typedef clt_status (*clt__conv_f32_fn)(const clt_tensor *a, const clt_tensor *b, clt_tensor *out, const void *arg);
 
