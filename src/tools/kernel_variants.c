@@ -10,6 +10,7 @@
 
 #include "ops/attention/attention_internal.h"
 #include "ops/common/launch.h"
+#include "ops/conv/conv2d.h"
 #include "ops/conv/conv_params.h"
 #include "ops/fft/fft_shape.h"
 #include "ops/gemm/gemm_epilogue.h"
@@ -141,6 +142,18 @@ static clt_status conv_variants(clt_context *ctx, const clt__conv_table *t, int 
         st = add(l, use, "conv2d_direct", "", 0, NULL);
     if (!st)
         st = add(l, use, "conv2d_backward_col", "", 0, NULL);
+    /* conv2d_stem.c for the usual first layers: ResNet's 7x7 stride 2, the 3x3 stride 2 of MobileNet
+     * and EfficientNet, CIFAR's 3x3 stride 1 (its options follow the geometry, as every stem layer's do) */
+    static const int64_t stems[3][4] = {{64, 7, 2, 3}, {32, 3, 2, 1}, {64, 3, 1, 1}};
+    for (int i = 0; i < 3 && !st && !cpu; i++) {
+        clt__conv_geom g = {1, 3, 224, 224, stems[i][0], stems[i][1], stems[i][1], 0, 0, 1, 3, stems[i][0],
+                            stems[i][2], stems[i][2], stems[i][3], stems[i][3], stems[i][3], stems[i][3], 1, 1,
+                            CLT_MATH_FP32};
+        g.ho = g.wo = (224 + 2 * stems[i][3] - stems[i][1]) / stems[i][2] + 1;
+        size_t wg, groups;
+        if (clt__conv_stem_options(ctx, &g, 1, opts, sizeof opts, &wg, &groups))
+            st = add(l, use, "conv2d_stem", opts, (int)wg, NULL);
+    }
     if (!st && !cpu) {
         if (!(st = add(l, use, "conv2d_backward", CLT__CONVB_DX_OPTS, 256, NULL)))
             st = add(l, use, "conv2d_backward", CLT__CONVB_DW_OPTS, 256, NULL);

@@ -35,6 +35,7 @@ typedef struct cv_case {
     clt_conv2d_params p;
     int bias;
     clt_unary_op act;
+    int viewed; /* x a view 3 elements into a larger buffer (after NaNs) */
 } cv_case;
 
 static clt_context *cv_context(const char *impl)
@@ -65,7 +66,19 @@ static void cv_check(clt_context *ctx, const cv_case *c, const char *label)
     int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
     int64_t no = os[0] * os[1] * os[2] * os[3];
     float *hx = gt_random(nx), *hw = gt_random(nw), *hb = c->bias ? gt_random(c->co) : NULL;
-    clt_tensor *x = tensor4(ctx, xs, hx), *w = tensor4(ctx, ws, hw), *out = tensor4(ctx, os, NULL);
+    clt_tensor *big = NULL, *x = NULL, *w = tensor4(ctx, ws, hw), *out = tensor4(ctx, os, NULL);
+    if (c->viewed) {
+        int64_t nbig = nx + 3;
+        float *hbig = malloc((size_t)nbig * sizeof *hbig);
+        ck_assert_ptr_nonnull(hbig);
+        hbig[0] = hbig[1] = hbig[2] = NAN;
+        memcpy(hbig + 3, hx, (size_t)nx * sizeof *hx);
+        TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &nbig, hbig, (size_t)nbig * sizeof *hbig, &big));
+        TU_OK(clt_tensor_view(big, 3, 4, xs, &x));
+        free(hbig);
+    } else {
+        x = tensor4(ctx, xs, hx);
+    }
     clt_tensor *b = c->bias ? gt_tensor(ctx, c->co, hb) : NULL;
     tu_poison(out);
     clt_status st = clt_conv2d(x, w, b, &c->p, c->act, 0.0f, out);
@@ -87,7 +100,7 @@ static void cv_check(clt_context *ctx, const cv_case *c, const char *label)
                       c->p.dilation_h, c->p.dilation_w, c->p.groups);
     }
     free(got), free(ref), free(scale), free(hx), free(hw), free(hb);
-    clt_tensor_free(x), clt_tensor_free(w), clt_tensor_free(out), clt_tensor_free(b);
+    clt_tensor_free(x), clt_tensor_free(big), clt_tensor_free(w), clt_tensor_free(out), clt_tensor_free(b);
 }
 
 static const int64_t dims[] = {1, 5, 7, 13};
@@ -266,6 +279,53 @@ END_TEST
 
 /* CPU devices' im2col + GEMM path with one image per column chunk (several chunks per call). */
 extern uint64_t clt__conv_cpu_chunk_bytes;
+/* The few-input-channel kernel (conv2d_stem.cl) forced (CLT_CONV_VARIANT=stem: CPU devices too), under
+ * its built-in tile shape (every shape) and three others (CLT_CONV_STEM_CFG, two shapes each: 8 / 32
+ * columns, 1-3 item rows, 1-3 pixels and 4-16 channels an item, 1-3 channel blocks): Ci 1 .. 4; Co 1, 5, 16, 32, 65, 130 (partial channel
+ * groups and blocks); images smaller than a tile and not multiples of one; 7x7 stride 2 (ResNet's stem),
+ * 11x11 stride 4, 5x3 with strides 3 x 1 and dilation 1 x 2, 3x3 dilation 2, a padded 1x1, 3x3 stride 2;
+ * asymmetric padding; bias or none, four activations; x a view at an odd offset. The profiler must show
+ * conv2d_stem ran each time (where the built-in shape does not fit a device, that fails loudly). */
+START_TEST(stem)
+{
+    static const char *const cfgs[] = {NULL, "8,2,3,4,3", "32,1,2,8,2", "16,3,1,16,1"};
+    static const clt_unary_op sacts[] = {CLT_IDENTITY, CLT_RELU, CLT_GELU_TANH, CLT_SILU};
+    /* n ci h w co kh kw sh sw pt pb pl pr dh dw */
+    static const int32_t shapes[][15] = {{2, 3, 37, 45, 65, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1},
+                                         {1, 1, 1, 1, 5, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+                                         {3, 4, 13, 17, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+                                         {1, 2, 29, 31, 130, 5, 3, 3, 1, 2, 0, 1, 2, 1, 2},
+                                         {2, 3, 16, 16, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+                                         {1, 3, 50, 23, 1, 11, 11, 4, 4, 2, 1, 0, 3, 1, 1}};
+    char *saved = tu_env_save("CLT_CONV_VARIANT"), *saved_cfg = tu_env_save("CLT_CONV_STEM_CFG");
+    setenv("CLT_CONV_VARIANT", "stem", 1);
+    if (cfgs[_i])
+        setenv("CLT_CONV_STEM_CFG", cfgs[_i], 1);
+    else
+        unsetenv("CLT_CONV_STEM_CFG");
+    clt_context *ctx = tu_profiled_context();
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        if (_i > 0 && i % 3 != (size_t)_i - 1) /* the other tile shapes: two shapes each */
+            continue;
+        const int32_t *v = shapes[i];
+        cv_case c = plain(v[0], v[1], v[2], v[3], v[4], v[5]);
+        c.kw = v[6];
+        c.p.stride_h = v[7], c.p.stride_w = v[8];
+        c.p.pad_top = v[9], c.p.pad_bottom = v[10], c.p.pad_left = v[11], c.p.pad_right = v[12];
+        c.p.dilation_h = v[13], c.p.dilation_w = v[14];
+        c.bias = (int)((i + (size_t)_i) % 2), c.act = sacts[(i + (size_t)_i) % 4], c.viewed = i % 2 == 1;
+        char label[96];
+        snprintf(label, sizeof label, "stem shape %zu, tile %s", i, cfgs[_i] ? cfgs[_i] : "built in");
+        uint64_t before = tu_launches(ctx, NULL, "conv2d_stem");
+        cv_check(ctx, &c, label);
+        ck_assert_msg(tu_launches(ctx, NULL, "conv2d_stem") == before + 1, "%s: conv2d_stem did not run", label);
+    }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_VARIANT", saved);
+    tu_env_restore("CLT_CONV_STEM_CFG", saved_cfg);
+}
+END_TEST
+
 START_TEST(cpu_chunks)
 {
     clt__conv_cpu_chunk_bytes = 1; /* Check forks per test: no other test sees this */
@@ -302,6 +362,7 @@ Suite *conv2d_suite(void)
     tcase_add_loop_test(tc, large, 0, 3);
     tcase_add_loop_test(tc, variants, 0, 4);
     tcase_add_test(tc, implicit_k_orders);
+    tcase_add_loop_test(tc, stem, 0, 4);
     tcase_add_test(tc, cpu_chunks);
     tcase_add_loop_test(tc, empty_batch, 0, 3);
     suite_add_tcase(s, tc);

@@ -46,6 +46,15 @@ clt__conv_mma_setting clt__conv_mma_env(void);
  * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
 clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who);
 
+/* Few input channels (conv2d_stem.c): Ci 1 .. 4, one group, windows up to 11 x 11, exact fp32 for
+ * every math mode; a group stages its input patch and weights in local memory. CLT_ERR_UNSUPPORTED
+ * (nothing enqueued) for other shapes, where the tile does not fit the device, or under CLT_CONV_STEM=0. */
+clt_status clt__conv2d_stem(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* Its program options (taps unrolled or not), items a group and groups for g; 0 where it declines g
+ * (clt-kernels builds the options it lists through this too). */
+int clt__conv_stem_options(const clt_context *ctx, const clt__conv_geom *g, int unroll, char *opts, size_t n,
+                           size_t *wg, size_t *groups);
+
 /* im2col (our kernel, into workspace slot 1) + CLBlast GEMM with the bias/activation epilogue
  * (conv2d_clblast.c). CLT_ERR_UNSUPPORTED when CLBlast refuses. */
 clt_status clt__conv2d_clblast(clt_context *ctx, const clt__conv_problem *p, const char *who);

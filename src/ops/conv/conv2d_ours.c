@@ -13,11 +13,14 @@
  *   winograd  F(4x4, 3x3) for 3x3 / stride 1 / dilation 1 / one group (conv2d_winograd.c):
  *             transforms + our batched GEMM, 3 launches; chosen first when the class's
  *             thresholds pass (tune/conv_params.c), falling back to the choice below
+ *   stem      Ci 1 .. 4, one group (conv2d_stem.c: the input patch and the weights staged in local
+ *             memory, every tap on registers): tried first on GPU classes, after the tensor-core forms
  *   wgmma     TF32 math on Hopper's wgmma (conv2d_wgmma.c), then
  *   mma       TF32 / 3xTF32 math on mma.sync (conv2d_mma.c): tried before all of the above except the
  *             1x1 GEMM, which has its own tensor-core path; each declines the shapes and devices it
  *             does not serve (CLT_CONV_WGMMA, CLT_CONV_MMA: those files)
- * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd forces one where it applies
+ * CLT_CONV_VARIANT=implicit|implicit:<config index>|cpu|colgemm|winograd|stem forces one where it applies
+ * (stem on CPU devices too; where it declines, the automatic order)
  * (tests use it; "mma" is the automatic order, mma first); anything else, or unset, means automatic. */
 #include <limits.h>
 #include <stdio.h>
@@ -286,6 +289,11 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
     else if (e && !strcmp(e, "colgemm"))
         st = clt__conv2d_colgemm(ctx, p, 0, who);
     else {
+        /* few input channels (GPU classes; forced anywhere): where it declines, the order below */
+        if (!t->prefer_cpu || (e && !strcmp(e, "stem")))
+            st = clt__conv2d_stem(ctx, p, who);
+        if (st != CLT_ERR_UNSUPPORTED)
+            return st;
         int wino = clt__conv_winograd_chosen(ctx, g);
         if (wino)
             st = clt__conv2d_winograd(ctx, p, who);
