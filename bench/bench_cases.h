@@ -109,6 +109,8 @@ clt_status bench_setup_matmul(bench_env *env, const bench_case *c, bench_run *ou
 /* bench_gemm_math.c: matmul p = {S, clt_math_mode, clt_dtype}; conv2d_tf32 p as conv2d. */
 clt_status bench_setup_matmul_math(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_conv2d_tf32(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_conv2d_tf32_backward_input(bench_env *env, const bench_case *c, bench_run *out);
+clt_status bench_setup_conv2d_tf32_backward_weight(bench_env *env, const bench_case *c, bench_run *out);
 clt_status bench_setup_gemm_mlp_bias_relu(bench_env *env, const bench_case *c, bench_run *out);
 /* bench_conv.c: conv2d p = {n, c, h, w, o, k, stride, pad}. */
 clt_status bench_setup_conv2d(bench_env *env, const bench_case *c, bench_run *out);

@@ -98,12 +98,14 @@ static void tf32_conv_teardown(void *p)
     free(s);
 }
 
-clt_status bench_setup_conv2d_tf32(bench_env *env, const bench_case *c, bench_run *out)
+/* The case `setup` makes, run with the context in TF32 math. */
+static clt_status tf32_wrap(bench_env *env, const bench_case *c, bench_run *out,
+                            clt_status (*setup)(bench_env *, const bench_case *, bench_run *))
 {
     tf32_conv_state *s = calloc(1, sizeof *s);
     if (!s)
         return CLT_ERR_OUT_OF_HOST_MEMORY;
-    clt_status st = bench_setup_conv2d(env, c, &s->inner);
+    clt_status st = setup(env, c, &s->inner);
     if (st != CLT_SUCCESS) {
         free(s);
         return st;
@@ -114,4 +116,19 @@ clt_status bench_setup_conv2d_tf32(bench_env *env, const bench_case *c, bench_ru
     out->run = tf32_conv_run;
     out->teardown = tf32_conv_teardown;
     return CLT_SUCCESS;
+}
+
+clt_status bench_setup_conv2d_tf32(bench_env *env, const bench_case *c, bench_run *out)
+{
+    return tf32_wrap(env, c, out, bench_setup_conv2d);
+}
+
+clt_status bench_setup_conv2d_tf32_backward_input(bench_env *env, const bench_case *c, bench_run *out)
+{
+    return tf32_wrap(env, c, out, bench_setup_conv2d_backward_input);
+}
+
+clt_status bench_setup_conv2d_tf32_backward_weight(bench_env *env, const bench_case *c, bench_run *out)
+{
+    return tf32_wrap(env, c, out, bench_setup_conv2d_backward_weight);
 }

@@ -20,6 +20,12 @@ static const bench_case conv_cases[] = {
     {"conv2d_backward_weight/n8c3h224o64k7s2", bench_setup_conv2d_backward_weight, {8, 3, 224, 224, 64, 7, 2, 3}, 0},
     {"conv2d_backward_input/n1c64h56o64k3s1", bench_setup_conv2d_backward_input, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
     {"conv2d_backward_weight/n1c64h56o64k3s1", bench_setup_conv2d_backward_weight, {1, 64, 56, 56, 64, 3, 1, 1}, 0},
+    /* the same backward passes in TF32 math (bench_gemm_math.c; cuDNN with TF32 allowed beside them) */
+    {"conv2d_tf32_backward_input/n8c64h56o64k3s1", bench_setup_conv2d_tf32_backward_input, {8, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
+    {"conv2d_tf32_backward_weight/n8c64h56o64k3s1", bench_setup_conv2d_tf32_backward_weight, {8, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
+    {"conv2d_tf32_backward_weight/n8c3h224o64k7s2", bench_setup_conv2d_tf32_backward_weight, {8, 3, 224, 224, 64, 7, 2, 3}, BENCH_GPU_ONLY},
+    {"conv2d_tf32_backward_input/n1c64h56o64k3s1", bench_setup_conv2d_tf32_backward_input, {1, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
+    {"conv2d_tf32_backward_weight/n1c64h56o64k3s1", bench_setup_conv2d_tf32_backward_weight, {1, 64, 56, 56, 64, 3, 1, 1}, BENCH_GPU_ONLY},
     /* not in bench/README.md: a grad-weight GEMM (1024 x 9216) whose tile grid takes NVIDIA's 256x128
      * config, split in k segments (gemm_tiled.c try_tiled: now on 128x128) */
     {"conv2d_backward_weight/n8c1024h14o1024k3s1", bench_setup_conv2d_backward_weight, {8, 1024, 14, 14, 1024, 3, 1, 1}, 0},

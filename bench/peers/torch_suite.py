@@ -197,8 +197,8 @@ class Peer:
             torch.backends.cuda.matmul.allow_tf32 = False
         return Bench(run, 2.0 * s ** 3, "gflops", "allow_tf32=True" if allow else "fp32 SGEMM (TF32 off)")
 
-    def conv_tf32(self, n, c, h, o, k, s, p):
-        inner = self.conv(n, c, h, o, k, s, p)
+    def conv_tf32(self, n, c, h, o, k, s, p, which=None):
+        inner = self.conv(n, c, h, o, k, s, p) if which is None else self.conv_backward(which, n, c, h, o, k, s, p)
 
         def run():
             torch.backends.cudnn.allow_tf32 = True
@@ -685,6 +685,10 @@ class Peer:
             out += [(f"conv2d_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
                      lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_backward(wh, *a))
                     for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]
+            if self.cuda:  # the backward rows with TF32 allowed (cuDNN's default)
+                out += [(f"conv2d_tf32_backward_{wh}/n{n}c{c}h{h}o{o}k{k}s{s}",
+                         lambda wh=wh, a=(n, c, h, o, k, s, p): self.conv_tf32(*a, which=wh))
+                        for wh, (n, c, h, o, k, s, p) in CONV_BWD_CASES]
             out += [("maxpool2d/n8c64h112k3s2", lambda: self.pool("max", 8, 64, 112, 3, 2, 1)),
                     ("maxpool2d_backward/n8c64h112k3s2",
                      lambda: self.pool("max_bwd", 8, 64, 112, 3, 2, 1)),
