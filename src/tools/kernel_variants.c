@@ -11,6 +11,7 @@
 #include "ops/attention/attention_internal.h"
 #include "ops/common/launch.h"
 #include "ops/conv/conv2d.h"
+#include "ops/conv/conv2d_backward.h"
 #include "ops/conv/conv_params.h"
 #include "ops/fft/fft_shape.h"
 #include "ops/gemm/gemm_epilogue.h"
@@ -153,6 +154,10 @@ static clt_status conv_variants(clt_context *ctx, const clt__conv_table *t, int 
         size_t wg, groups;
         if (clt__conv_stem_options(ctx, &g, 1, opts, sizeof opts, &wg, &groups))
             st = add(l, use, "conv2d_stem", opts, (int)wg, NULL);
+        g.n = 8; /* the grad-weight's grid keeps partials for a batch (conv2d_backward_stem.c) */
+        size_t pf;
+        if (!st && clt__convb_stem_options(ctx, &g, 1, opts, sizeof opts, &wg, &groups, &pf))
+            st = add(l, use, "conv2d_stem_dw", opts, (int)wg, NULL);
     }
     if (!st && !cpu) {
         if (!(st = add(l, use, "conv2d_backward", CLT__CONVB_DX_OPTS, 256, NULL)))

@@ -207,6 +207,61 @@ END_TEST
 
 /* CPU devices' im2col + GEMM paths with one image per column chunk: the batch-3 cases. */
 extern uint64_t clt__conv_cpu_chunk_bytes;
+/* The few-input-channel grad-weight (conv2d_stem_dw.cl) forced (CLT_CONVB_WEIGHT_VARIANT=stem: CPU devices
+ * too) under its built-in shape and two others (CLT_CONVB_STEM_CFG: 8 x 4 and 16 x 2 pixel tiles, 4 and 8
+ * columns an item, 1 and 3 slots a compute unit; a shape they leave under 64 items falls back to the
+ * built-in one): Ci 1 .. 4, Co 1 .. 130 (partial channel blocks, two channel groups), 7x7 stride 2 and
+ * dilation 2, 11x11 stride 4, 5x3 with strides and dilation, 5x5, asymmetric padding, a single tile (one
+ * slot: dw written without partials) and batches of 3 (slots walking several tiles);
+ * twice per shape (the partials rewritten). The profiler must show conv2d_stem_dw ran each time. */
+START_TEST(stem_weight)
+{
+    static const char *const cfgs[] = {NULL, "8,4,4,1", "16,2,8,3"};
+    /* n, ci, co, h, w, kh, kw, sh, sw, dh, dw, pt, pb, pl, pr, groups */
+    static const int shapes[][16] = {{3, 3, 65, 37, 45, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3, 1},
+                                     {1, 4, 32, 5, 6, 5, 5, 1, 1, 1, 1, 2, 2, 1, 2, 1},
+                                     {2, 4, 130, 29, 31, 5, 3, 3, 1, 1, 2, 2, 0, 1, 2, 1},
+                                     {1, 1, 64, 13, 17, 7, 7, 1, 1, 2, 2, 6, 6, 6, 6, 1},
+                                     {3, 3, 1, 50, 23, 11, 11, 4, 4, 1, 1, 2, 1, 0, 3, 1}};
+    char *saved = tu_env_save("CLT_CONVB_WEIGHT_VARIANT"), *saved_cfg = tu_env_save("CLT_CONVB_STEM_CFG");
+    setenv("CLT_CONVB_WEIGHT_VARIANT", "stem", 1);
+    if (cfgs[_i])
+        setenv("CLT_CONVB_STEM_CFG", cfgs[_i], 1);
+    else
+        unsetenv("CLT_CONVB_STEM_CFG");
+    clt_context *ctx = tu_profiled_context();
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        const int *c = shapes[i];
+        int64_t xs[4], ws[4], ys[4];
+        clt_conv2d_params p;
+        case_setup(c, xs, ws, &p);
+        ref_conv rc = ref_conv_make(xs, ws, &p);
+        ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+        const int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+        const int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
+        float *x = ew_random(nx, -1.0f, 1.0f), *dy = ew_random(ny, -1.0f, 1.0f);
+        double *ref = malloc((size_t)nw * sizeof *ref), *scale = malloc((size_t)nw * sizeof *scale);
+        ck_assert(ref && scale);
+        clt_tensor *tx = tensor(ctx, 4, xs, x), *tdy = tensor(ctx, 4, ys, dy), *tdw = tensor(ctx, 4, ws, NULL);
+        ref_conv2d_backward_weight(&rc, dy, x, ref, scale);
+        char label[96];
+        snprintf(label, sizeof label, "stem grad-weight shape %zu, shape %s", i, cfgs[_i] ? cfgs[_i] : "built in");
+        for (int rep = 0; rep < 2; rep++) {
+            tu_poison(tdw);
+            const uint64_t before = tu_launches(ctx, NULL, "conv2d_stem_dw");
+            TU_OK(clt_conv2d_backward_weight(tdy, tx, &p, tdw));
+            ck_assert_msg(tu_launches(ctx, NULL, "conv2d_stem_dw") > before, "%s: conv2d_stem_dw did not run", label);
+            compare(label, rep ? "dw (again)" : "dw", tdw, ref, scale, nw, DXW_TOL);
+        }
+        clt_tensor_free(tx), clt_tensor_free(tdy), clt_tensor_free(tdw);
+        free(x), free(dy), free(ref), free(scale);
+    }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONVB_WEIGHT_VARIANT", saved);
+    tu_env_restore("CLT_CONVB_STEM_CFG", saved_cfg);
+}
+END_TEST
+
 START_TEST(cpu_chunks)
 {
     clt__conv_cpu_chunk_bytes = 1; /* Check forks per test: no other test sees this */
@@ -331,6 +386,7 @@ Suite *conv2d_backward_suite(void)
     tcase_add_test(tc, table_auto);
     tcase_add_test(tc, empty_batch);
     tcase_add_test(tc, cpu_chunks);
+    tcase_add_loop_test(tc, stem_weight, 0, 3);
     tcase_add_test(tc, winograd_dx_native);
     tcase_add_test(tc, winograd_dx_gfx902);
     suite_add_tcase(s, tc);

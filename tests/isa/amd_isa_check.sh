@@ -16,7 +16,7 @@
 # work-group size the target cannot run (reqd_work_group_size above the 256 the profile plans
 # with, or a launch size above the kernel's .max_flat_workgroup_size), and occupancy below the
 # floor of its class on gfx902 (GEMM / convolution programs (conv2d_stem's 4 x 16 outputs an item: 109-125
-# VGPRs), the fused MLP and the micro-tiled
+# VGPRs; conv2d_stem_dw's 8 x 7: 113), the fused MLP and the micro-tiled
 # attention kernels, whose items keep accumulators of a tile resident, and the one-launch FFTs
 # (fft_local, fft_wide), whose items hold a butterfly of up to 17 complex values, 32 in fft_wide's
 # 8192 (93 VGPRs at 85 = 5 x 17; fft_wide 4096: 81-85 with a generic layout, 8192: 121-122, whose
@@ -131,7 +131,7 @@ report() {
             }
             close(dir "/" i ".log")
             p = prog[i]
-            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_stem|conv2d_backward|conv2d_winograd|mlp_fused|attention_tiled|fft_local|fft_wide)$/)
+            heavy = (p ~ /^(gemm_tiled|gemm_cpu|conv2d|conv2d_cpu|conv2d_stem|conv2d_stem_dw|conv2d_backward|conv2d_winograd|mlp_fused|attention_tiled|fft_local|fft_wide)$/)
             floor_occ = heavy ? 2 : 4
             for (k = 1; k <= nk; k++) {
                 fn = order[k]

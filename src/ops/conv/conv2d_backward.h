@@ -51,7 +51,7 @@ clt_status clt__convb_weight_colgemm(clt_context *ctx, const clt__conv_geom *g, 
  * launch, then our GEMM, per chunk of images whose buffers fit clt__convb_col_cap_bytes (tests
  * lower it). CLT_ERR_UNSUPPORTED (nothing changed) when the workspace does not fit the memory or
  * the GEMM refuses; the caller runs the tiled kernel. */
-enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM, CLT__CONVB_W_WINOGRAD };
+enum { CLT__CONVB_W_AUTO, CLT__CONVB_W_TILED, CLT__CONVB_W_COLGEMM, CLT__CONVB_W_WINOGRAD, CLT__CONVB_W_STEM };
 extern uint64_t clt__convb_col_cap_bytes;
 /* CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd, read per call; anything else:
  * CLT__CONVB_W_AUTO. */
@@ -80,5 +80,15 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
                                 const clt_tensor *w, clt_tensor *dx, const char *who);
 clt_status clt__convb_weight_cpu(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
                                  const clt_tensor *x, clt_tensor *dw, const char *who);
+
+/* Few input channels (conv2d_backward_stem.c, conv2d_stem_dw.cl): Ci 1 .. 4, one group, windows up to 11 x 11,
+ * exact fp32; tried first on GPU classes. CLT_ERR_UNSUPPORTED (nothing enqueued) for other shapes or where no
+ * tile fits the device. */
+clt_status clt__convb_weight_stem(clt_context *ctx, const clt__conv_geom *g, const clt_tensor *dy,
+                                  const clt_tensor *x, clt_tensor *dw, const char *who);
+/* Its program options (loops unrolled or not), items a group, groups, and partial floats (0: one slot, dw
+ * written directly); 0 where it declines g (clt-kernels lists the options through this too). */
+int clt__convb_stem_options(const clt_context *ctx, const clt__conv_geom *g, int unroll, char *opts, size_t n,
+                            size_t *wg, size_t *groups, size_t *partial_floats);
 
 #endif

@@ -5,7 +5,8 @@
  * buffers + our CPU GEMM (conv2d_backward_clblast.c): measured ~0.2 GFLOP/s for the direct loops
  * there, local-memory tiles are slow on POCL too. Large grad-weights on NVIDIA run as one GEMM over
  * the batch instead (conv2d_backward_wgemm.c, which also documents CLT_CONVB_WEIGHT_VARIANT), or
- * by Winograd for 3x3 / stride 1 layers (conv2d_backward_winograd.c). */
+ * by Winograd for 3x3 / stride 1 layers (conv2d_backward_winograd.c); grad-weights of 1 .. 4 input channels
+ * on GPU classes by conv2d_backward_stem.c. */
 
 #include "memory/memory.h"
 #include "ops/conv/conv2d_backward.h"
@@ -163,6 +164,12 @@ clt_status clt__convb_weight_ours(clt_context *ctx, const clt__conv_geom *g, con
 {
     int v = clt__convb_weight_variant(), cpu = clt__cpu_style(ctx);
     clt_status st;
+    /* few input channels: GPU classes, or forced (conv2d_backward_stem.c) */
+    if (v == CLT__CONVB_W_STEM || (v == CLT__CONVB_W_AUTO && !cpu)) {
+        st = clt__convb_weight_stem(ctx, g, dy, x, dw, who);
+        if (st != CLT_ERR_UNSUPPORTED)
+            return st;
+    }
     /* automatic: NVIDIA only, Winograd first where it applies (conv2d_backward_winograd.c), then
      * the column GEMM (conv2d_backward_wgemm.c: an APU's bandwidth favours tiled) */
     if (v == CLT__CONVB_W_WINOGRAD ||

@@ -26,7 +26,7 @@
  * 53.2) stays tiled. Other classes stay tiled: on a gfx902 APU (~30 GB/s shared DDR4) writing and reading
  * 58 MB of columns costs more than the tiled kernel's arithmetic; on POCL under the gfx902
  * profile the GPU GEMM's NT form ran 5x slower than the tiled kernel (1.3 s vs 0.26 s).
- * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd (read per call, any device class) forces one for
+ * CLT_CONVB_WEIGHT_VARIANT=tiled|colgemm|winograd|stem (read per call, any device class) forces one for
  * A/B runs (winograd: conv2d_backward_winograd.c, where it applies); unset or anything else =
  * automatic. No room for the workspace, or a GEMM refusal, falls
  * back to the tiled kernel. */
@@ -56,6 +56,8 @@ int clt__convb_weight_variant(void)
         return CLT__CONVB_W_COLGEMM;
     if (e && !strcmp(e, "winograd"))
         return CLT__CONVB_W_WINOGRAD;
+    if (e && !strcmp(e, "stem"))
+        return CLT__CONVB_W_STEM;
     return CLT__CONVB_W_AUTO;
 }
 
