@@ -15,8 +15,8 @@
 # that reach memory show as scratch), LDS above 64 KiB, a kernel whose
 # work-group size the target cannot run (reqd_work_group_size above the 256 the profile plans
 # with, or a launch size above the kernel's .max_flat_workgroup_size), and occupancy below the
-# floor of its class on gfx902 (GEMM / convolution programs (conv2d_stem's 4 x 16 outputs an item: 109-125
-# VGPRs; conv2d_stem_dw's 8 x 7: 113), the fused MLP and the micro-tiled
+# floor of its class on gfx902 (GEMM / convolution programs (conv2d_stem's 2 x 16 outputs an item: 66-75
+# VGPRs; conv2d_stem_dw's 8 x 5: 103), the fused MLP and the micro-tiled
 # attention kernels, whose items keep accumulators of a tile resident, and the one-launch FFTs
 # (fft_local, fft_wide), whose items hold a butterfly of up to 17 complex values, 32 in fft_wide's
 # 8192 (93 VGPRs at 85 = 5 x 17; fft_wide 4096: 81-85 with a generic layout, 8192: 121-122, whose
