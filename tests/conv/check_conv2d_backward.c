@@ -52,6 +52,15 @@ static void case_setup(const int *c, int64_t xs[4], int64_t ws[4], clt_conv2d_pa
     p->groups = c[15];
 }
 
+/* case_setup, then the reference geometry and dy's shape ys. */
+static ref_conv case_geometry(const int *c, int64_t xs[4], int64_t ws[4], int64_t ys[4], clt_conv2d_params *p)
+{
+    case_setup(c, xs, ws, p);
+    ref_conv rc = ref_conv_make(xs, ws, p);
+    ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+    return rc;
+}
+
 static clt_tensor *tensor(clt_context *ctx, int ndim, const int64_t *s, const float *data)
 {
     clt_tensor *t = NULL;
@@ -85,9 +94,7 @@ static void run_case(clt_context *ctx, const int *c, const char *impl)
 {
     int64_t xs[4], ws[4], ys[4];
     clt_conv2d_params p;
-    case_setup(c, xs, ws, &p);
-    ref_conv rc = ref_conv_make(xs, ws, &p);
-    ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+    ref_conv rc = case_geometry(c, xs, ws, ys, &p);
     ck_assert_msg(ys[2] >= 1 && ys[3] >= 1, "bad test case");
     int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
     int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
@@ -172,9 +179,7 @@ static void winograd_dx_on(const char *profile)
         const int *c = wcases[i];
         int64_t xs[4], ws[4], ys[4];
         clt_conv2d_params p;
-        case_setup(c, xs, ws, &p);
-        ref_conv rc = ref_conv_make(xs, ws, &p);
-        ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+        ref_conv rc = case_geometry(c, xs, ws, ys, &p);
         int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
         int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
         float *w = ew_random(nw + 3, -1.0f, 1.0f), *dy = ew_random(ny, -1.0f, 1.0f);
@@ -234,9 +239,7 @@ START_TEST(stem_weight)
         const int *c = shapes[i];
         int64_t xs[4], ws[4], ys[4];
         clt_conv2d_params p;
-        case_setup(c, xs, ws, &p);
-        ref_conv rc = ref_conv_make(xs, ws, &p);
-        ys[0] = xs[0], ys[1] = ws[0], ys[2] = ref_conv_ho(&rc), ys[3] = ref_conv_wo(&rc);
+        ref_conv rc = case_geometry(c, xs, ws, ys, &p);
         const int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
         const int64_t ny = ys[0] * ys[1] * ys[2] * ys[3];
         float *x = ew_random(nx, -1.0f, 1.0f), *dy = ew_random(ny, -1.0f, 1.0f);
