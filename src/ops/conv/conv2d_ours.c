@@ -289,8 +289,10 @@ clt_status clt__conv2d_ours(clt_context *ctx, const clt__conv_problem *p, const 
     else if (e && !strcmp(e, "colgemm"))
         st = clt__conv2d_colgemm(ctx, p, 0, who);
     else {
-        /* few input channels (GPU classes; forced anywhere): where it declines, the order below */
-        if (!t->prefer_cpu || (e && !strcmp(e, "stem")))
+        /* few input channels (GPU classes; forced anywhere; never under a forced Winograd): where it
+         * declines, the order below */
+        const int forced_wino = e && !strcmp(e, "winograd");
+        if (!forced_wino && (!t->prefer_cpu || (e && !strcmp(e, "stem"))))
             st = clt__conv2d_stem(ctx, p, who);
         if (st != CLT_ERR_UNSUPPORTED)
             return st;
