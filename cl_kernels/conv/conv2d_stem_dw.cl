@@ -41,6 +41,7 @@ conv2d_stem_dw(__global const float *dy, __global const float *x, __global float
     const int pt = g16.sb, pl = g16.sc;
     const int tiles_x = (Wo + TW - 1) / TW, tiles = tiles_x * ((Ho + TH - 1) / TH), total = tiles * N;
     const int grp = get_group_id(0), slot = grp % SLOTS, cgi = grp / SLOTS, co0 = cgi * COG;
+    const int cgs = (Co + COG - 1) / COG;
     const int lid = get_local_id(0), cb = lid / KCB, kb = lid - cb * KCB;
 
     int koff[KCI];
@@ -129,7 +130,7 @@ conv2d_stem_dw(__global const float *dy, __global const float *x, __global float
             if (co0 + co < Co && kc < KC)
                 out[offs.z + (size_t)(co0 + co) * KC + kc] = acc[c][i];
 #else
-            out[offs.w + ((size_t)slot * get_num_groups(0) / SLOTS + cgi) * (COG * KCP) + co * KCP + kc] = acc[c][i];
+            out[offs.w + ((size_t)slot * cgs + cgi) * (COG * KCP) + co * KCP + kc] = acc[c][i];
 #endif
         }
     }

@@ -50,6 +50,12 @@ clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const
  * every math mode; a group stages its input patch and weights in local memory. CLT_ERR_UNSUPPORTED
  * (nothing enqueued) for other shapes, where the tile does not fit the device, or under CLT_CONV_STEM=0. */
 clt_status clt__conv2d_stem(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* The shapes both few-channel kernels (this one and conv2d_backward_stem.c's grad-weight) take: one group,
+ * Ci <= 4, at most 121 taps (every tap is unrolled). */
+int clt__conv_stem_shape(const clt__conv_geom *g);
+/* Whether they unroll their loops: not on CPU devices (POCL, whatever the profile), where the unrolled body
+ * compiled for 45 s a program and ran 10x slower; unrolling changes code size, not results. */
+int clt__conv_stem_unroll(const clt_context *ctx);
 /* Its program options (taps unrolled or not), items a group and groups for g; 0 where it declines g
  * (clt-kernels builds the options it lists through this too). */
 int clt__conv_stem_options(const clt_context *ctx, const clt__conv_geom *g, int unroll, char *opts, size_t n,

@@ -17,11 +17,10 @@
 #include <string.h>
 
 #include "ops/common/launch.h"
+#include "ops/conv/conv2d.h"
 #include "ops/conv/conv2d_backward.h"
 #include "program/program.h"
 
-#define MAX_CI 4
-#define MAX_TAPS 121
 #define COI 8
 #define SLOTS_PER_CU 2
 /* Fewer items (a 3x3 window over 3 channels: 27 columns, 4 blocks x 8 channel blocks) leave a group a
@@ -103,7 +102,7 @@ int clt__convb_stem_options(const clt_context *ctx, const clt__conv_geom *g, int
                             size_t *wg, size_t *groups, size_t *partial_floats)
 {
     dw_cfg c;
-    if (g->groups != 1 || g->ci > MAX_CI || g->kh * g->kw > MAX_TAPS || g->n < 1 || !choose(ctx, g, &c, 1))
+    if (!clt__conv_stem_shape(g) || g->n < 1 || !choose(ctx, g, &c, 1))
         return 0;
     const int64_t cog = (int64_t)c.cob * COI, cgs = (g->co + cog - 1) / cog;
     *wg = (size_t)(c.cob * c.kcb);
@@ -122,10 +121,7 @@ clt_status clt__convb_weight_stem(clt_context *ctx, const clt__conv_geom *g, con
 {
     char opts[256];
     size_t wg, groups, pf;
-    /* Unrolling changes code size, not results: POCL compiles the unrolled body for a minute and runs it
-     * slower (conv2d_stem.cl), so CPU devices keep every loop rolled. */
-    const int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-    if (!clt__convb_stem_options(ctx, g, unroll, opts, sizeof opts, &wg, &groups, &pf))
+    if (!clt__convb_stem_options(ctx, g, clt__conv_stem_unroll(ctx), opts, sizeof opts, &wg, &groups, &pf))
         return CLT_ERR_UNSUPPORTED;
     cl_kernel k, ks = NULL;
     clt_status st = clt__kernel_get(ctx, "conv2d_stem_dw", opts, "conv2d_stem_dw", &k);
@@ -135,16 +131,15 @@ clt_status clt__convb_weight_stem(clt_context *ctx, const clt__conv_geom *g, con
         return st;
     if (clt__group_limit(ctx, k) < wg)
         return CLT_ERR_UNSUPPORTED;
-    cl_mem ws = dw->storage->mem;
+    cl_mem ws = dw->storage->mem; /* the first kernel's target: dw itself, or the partials */
     if (pf && (st = clt__convb_workspace(ctx, pf * sizeof(float), who, &ws)))
         return st == CLT_ERR_OUT_OF_DEVICE_MEMORY ? CLT_ERR_UNSUPPORTED : st;
     cl_int16 G = clt__convb_geom_arg(g);
     const cl_ulong dw_off = dw->offset / sizeof(float), part_off = CLT__CONVB_COUNTERS; /* after the counters */
     cl_ulong4 off = {{dy->offset / sizeof(float), x->offset / sizeof(float), dw_off, part_off}};
-    cl_mem target = pf ? ws : dw->storage->mem;
     if ((st = clt__set_arg(ctx, k, 0, sizeof(cl_mem), &dy->storage->mem, who)) ||
         (st = clt__set_arg(ctx, k, 1, sizeof(cl_mem), &x->storage->mem, who)) ||
-        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &target, who)) ||
+        (st = clt__set_arg(ctx, k, 2, sizeof(cl_mem), &ws, who)) ||
         (st = clt__set_arg(ctx, k, 3, sizeof G, &G, who)) || (st = clt__set_arg(ctx, k, 4, sizeof off, &off, who)))
         return st;
     size_t global = groups * wg;

@@ -96,13 +96,22 @@ static int choose(const clt_context *ctx, const clt__conv_geom *g, stem_cfg *c)
     return 1;
 }
 
+int clt__conv_stem_shape(const clt__conv_geom *g)
+{
+    return g->groups == 1 && g->ci <= MAX_CI && g->kh * g->kw <= MAX_TAPS;
+}
+
+int clt__conv_stem_unroll(const clt_context *ctx)
+{
+    return ctx->dev->entry->info.type != CLT_DEVICE_CPU;
+}
+
 int clt__conv_stem_options(const clt_context *ctx, const clt__conv_geom *g, int unroll, char *opts, size_t n,
                            size_t *wg, size_t *groups)
 {
     const char *off = getenv("CLT_CONV_STEM");
     stem_cfg c;
-    if ((off && !strcmp(off, "0")) || g->groups != 1 || g->ci > MAX_CI || g->kh * g->kw > MAX_TAPS ||
-        !choose(ctx, g, &c))
+    if ((off && !strcmp(off, "0")) || !clt__conv_stem_shape(g) || !choose(ctx, g, &c))
         return 0;
     const int64_t th = (int64_t)c.tr * c.pxt, cog = (int64_t)c.cot * c.cb;
     const double count = (double)((g->wo + c.tw - 1) / c.tw) * (double)((g->ho + th - 1) / th) *
@@ -146,10 +155,8 @@ clt_status clt__conv2d_stem(clt_context *ctx, const clt__conv_problem *p, const 
     stem_run r;
     memset(&r, 0, sizeof r);
     r.p = p;
-    /* Unrolling the taps changes code size, not results: a CPU device (POCL, whatever the profile) compiles
-     * the unrolled taps for minutes and runs them no faster, so it keeps them rolled. */
-    const int unroll = ctx->dev->entry->info.type != CLT_DEVICE_CPU;
-    if (p->w_flipped || !clt__conv_stem_options(ctx, &p->g, unroll, r.opts, sizeof r.opts, &r.wg, &r.groups))
+    if (p->w_flipped ||
+        !clt__conv_stem_options(ctx, &p->g, clt__conv_stem_unroll(ctx), r.opts, sizeof r.opts, &r.wg, &r.groups))
         return CLT_ERR_UNSUPPORTED;
     return clt__rehearse_then_run(ctx, run_stage, &r, who);
 }
