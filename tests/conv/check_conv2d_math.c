@@ -356,6 +356,71 @@ START_TEST(wgmma_forward)
 }
 END_TEST
 
+/* The grad-input in TF32 math through the flipped forward on wgmma (conv2d_backward_cpu.c asks
+ * clt__conv2d_wgmma_takes before reading w in place by Winograd): stride 1, Co (the flipped problem's input
+ * channels) 32, 64, 96, odd Ci (its output channels), 3x3 with and without padding (the flipped padding 0 and
+ * 2), 5x3 with asymmetric padding and dilation, 7x7; dy a view at an odd offset once. Under CLT_CONV_WGMMA=1
+ * (these grids are below its size rule). On Hopper the profiler must show conv2d_wgmma ran for each call
+ * and no Winograd transform; elsewhere the same calls take the fp32 paths and meet the same bound. */
+START_TEST(wgmma_backward_input)
+{
+    char *saved = tu_env_save("CLT_CONV_MMA"), *saved_wg = tu_env_save("CLT_CONV_WGMMA");
+    unsetenv("CLT_CONV_MMA");
+    setenv("CLT_CONV_WGMMA", "1", 1);
+    clt_context *ctx = tu_profiled_context();
+    const int hopper = clt__device_nv_sm(ctx) == 90;
+    /* n ci h w co kh kw pt pb pl pr dh dw */
+    static const int32_t shapes[][13] = {{2, 65, 13, 11, 32, 3, 3, 1, 1, 1, 1, 1, 1},
+                                         {3, 130, 9, 7, 96, 3, 3, 0, 0, 0, 0, 1, 1},
+                                         {1, 7, 17, 13, 64, 5, 3, 2, 1, 0, 2, 1, 2},
+                                         {2, 33, 15, 14, 64, 7, 7, 3, 3, 3, 3, 1, 1}};
+    char label[160];
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int32_t *c = shapes[s];
+        clt_conv2d_params p;
+        clt_conv2d_params_init(&p);
+        p.pad_top = c[7], p.pad_bottom = c[8], p.pad_left = c[9], p.pad_right = c[10];
+        p.dilation_h = c[11], p.dilation_w = c[12];
+        p.math = CLT_MATH_TF32;
+        int64_t xs[4] = {c[0], c[1], c[2], c[3]}, ws[4] = {c[4], c[1], c[5], c[6]}, os[4];
+        TU_OK(clt_conv2d_output_shape(xs, ws, &p, os));
+        const int64_t nx = xs[0] * xs[1] * xs[2] * xs[3], nw = ws[0] * ws[1] * ws[2] * ws[3];
+        const int64_t no = os[0] * os[1] * os[2] * os[3], nbig = no + 3;
+        float *hw = random_of(nw), *hdy = random_of(no), *hbig = malloc((size_t)nbig * sizeof *hbig);
+        ck_assert_ptr_nonnull(hbig);
+        memcpy(hbig + 3, hdy, (size_t)no * sizeof *hdy);
+        hbig[0] = hbig[1] = hbig[2] = NAN;
+        clt_tensor *w = upload(ctx, ws, hw), *big = NULL, *dy = NULL, *dx = NULL;
+        const int viewed = s == 2;
+        if (viewed) {
+            TU_OK(clt_tensor_create_from_host(ctx, CLT_F32, 1, &nbig, hbig, (size_t)nbig * 4, &big));
+            TU_OK(clt_tensor_view(big, 3, 4, os, &dy));
+        } else {
+            dy = upload(ctx, os, hdy);
+        }
+        TU_OK(clt_tensor_create(ctx, CLT_F32, 4, xs, &dx));
+        tu_poison(dx);
+        const uint64_t before = tu_launches(ctx, NULL, "conv2d_wgmma"), wino = tu_launches(ctx, NULL, "winograd");
+        TU_OK(clt_conv2d_backward_input(dy, w, &p, dx));
+        snprintf(label, sizeof label, "TF32 grad-input, shape %zu%s", s, viewed ? " (dy a view)" : "");
+        ck_assert_msg(tu_launches(ctx, NULL, "conv2d_wgmma") == before + (uint64_t)hopper, "%s: conv2d_wgmma ran %s",
+                      label, hopper ? "not" : "off Hopper");
+        if (hopper)
+            ck_assert_msg(tu_launches(ctx, NULL, "winograd") == wino, "%s: a Winograd kernel ran", label);
+        ref_conv rc = ref_conv_make(xs, ws, &p);
+        double *want = malloc((size_t)nx * sizeof *want), *scale = malloc((size_t)nx * sizeof *scale);
+        ck_assert(want && scale);
+        ref_conv2d_backward_input(&rc, hdy, hw, want, scale);
+        compare(dx, want, scale, nx, (double)(c[4] * c[5] * c[6]), CLT_MATH_TF32, label);
+        free(want), free(scale), free(hw), free(hdy), free(hbig);
+        clt_tensor_free(w), clt_tensor_free(dy), clt_tensor_free(big), clt_tensor_free(dx);
+    }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_CONV_MMA", saved);
+    tu_env_restore("CLT_CONV_WGMMA", saved_wg);
+}
+END_TEST
+
 /* out (f32, or 16-bit od: rounded once from the f32 result) against want with the fp32 bound over k terms,
  * plus half a unit of od's last place. */
 static void compare_half(const clt_tensor *out, clt_dtype od, const double *want, const double *scale, int64_t n,
@@ -564,6 +629,7 @@ Suite *conv2d_math_suite(void)
     tcase_add_test(tc, mma_forward);
     tcase_add_test(tc, mma_choice);
     tcase_add_test(tc, wgmma_forward);
+    tcase_add_test(tc, wgmma_backward_input);
     tcase_add_test(tc, half_inputs);
     suite_add_tcase(s, tc);
     return s;

@@ -45,6 +45,9 @@ clt__conv_mma_setting clt__conv_mma_env(void);
 /* Hopper (conv2d_wgmma.c): the implicit GEMM on wgmma for TF32 math, one group, Ci near a multiple of 32.
  * CLT_ERR_UNSUPPORTED (nothing enqueued) on other devices, modes and shapes. */
 clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who);
+/* Whether clt__conv2d_wgmma takes g (weights not flipped in place) when the workspace fits: the grad-input's
+ * flipped forward (conv2d_backward_cpu.c) asks before choosing between it and Winograd reading w in place. */
+int clt__conv2d_wgmma_takes(const clt_context *ctx, const clt__conv_geom *g);
 
 /* Few input channels (conv2d_stem.c): Ci 1 .. 4, one group, windows up to 11 x 11, exact fp32 for
  * every math mode; a group stages its input patch and weights in local memory. CLT_ERR_UNSUPPORTED

@@ -4,7 +4,8 @@
  *     reversed) and padding dil * (k - 1) - pad per side. Where our forward takes Winograd, its
  *     weight transform reads w that way in place (-DWINO_FLIP); otherwise one small kernel writes
  *     the flipped weights into workspace slot 2 and our forward dispatch (clt__conv2d_ours) runs:
- *     the implicit kernel on GPUs, im2col + NN GEMM in cache-sized chunks on CPU devices. H200,
+ *     in TF32 math on Hopper the wgmma forward where it takes the flipped shape (before Winograd, as
+ *     in the forward), else the implicit kernel on GPUs, im2col + NN GEMM in cache-sized chunks on CPU devices. H200,
  *     n8c64h56o64k3s1: the phase-split grad-input kernel 252 us, flip + Winograd 50.0 us;
  *     n1c64h56o64k3s1: 195.7 us, flip + Winograd 21.8 us (the forward alone 17.9 us: the flip
  *     launch is what the in-place read saves, not yet measured).
@@ -40,7 +41,9 @@ clt_status clt__convb_input_flipped(clt_context *ctx, const clt__conv_geom *g, c
     q.x = dy->storage->mem, q.x_off = dy->offset / sizeof(float);
     q.out = dx->storage->mem, q.out_off = dx->offset / sizeof(float);
     q.act = CLT_IDENTITY;
-    if (clt__conv_winograd_chosen(ctx, t)) { /* reads w in place: no flip launch */
+    /* Winograd reads w in place (no flip launch), unless TF32 math puts the flipped forward on wgmma, as the
+     * forward itself goes (H100, n8c64h56o64k3s1 forward: wgmma 33.0 us, fp32 Winograd 47.7) */
+    if (!clt__conv2d_wgmma_takes(ctx, t) && clt__conv_winograd_chosen(ctx, t)) {
         q.w = w->storage->mem, q.w_off = w->offset / sizeof(float), q.w_flipped = 1;
         clt_status st = clt__conv2d_winograd(ctx, &q, who);
         if (st != CLT_ERR_UNSUPPORTED)

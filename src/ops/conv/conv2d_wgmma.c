@@ -100,17 +100,23 @@ static clt_status run_stages(clt_context *ctx, const void *arg, const char *who)
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }
 
-clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who)
+/* Padded extents of the channels-last copies: rows of x per image and of w per output channel, and k. */
+static void packed_extents(const clt__conv_geom *g, int64_t *hwp, int64_t *tapsp, int64_t *kp)
 {
-    const clt__conv_geom *g = &p->g;
+    *hwp = round_up(g->h * g->w, PACK_ROWS), *tapsp = round_up(g->kh * g->kw, PACK_ROWS);
+    *kp = round_up(g->ci, PACK_K);
+}
+
+int clt__conv2d_wgmma_takes(const clt_context *ctx, const clt__conv_geom *g)
+{
     if (declined_by_env() || g->math != CLT_MATH_TF32 || g->groups != 1 || clt__conv_is_pointwise(g) ||
-        p->w_flipped || clt__device_nv_sm(ctx) != 90)
-        return CLT_ERR_UNSUPPORTED;
-    const int64_t kp = round_up(g->ci, PACK_K);
+        clt__device_nv_sm(ctx) != 90)
+        return 0;
+    int64_t hwp, tapsp, kp;
+    packed_extents(g, &hwp, &tapsp, &kp);
     if ((kp - g->ci) * 4 > kp) /* more than a quarter of every slice would be zero channels */
-        return CLT_ERR_UNSUPPORTED;
-    const int64_t hw = g->h * g->w, taps = g->kh * g->kw, cols = g->n * g->ho * g->wo;
-    const int64_t hwp = round_up(hw, PACK_ROWS), tapsp = round_up(taps, PACK_ROWS);
+        return 0;
+    const int64_t cols = g->n * g->ho * g->wo;
     const double xe = (double)g->n * (double)hwp * (double)kp, we = (double)g->co * (double)tapsp * (double)kp;
     /* the kernel's int offsets: one image's copy, a weight row, the window origins (clt__conv2d_ours
      * checked the rest) */
@@ -118,15 +124,25 @@ clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const
         g->pt + (int64_t)g->kh * g->dh > INT_MAX / 4 || g->pl + (int64_t)g->kw * g->dw > INT_MAX / 4 ||
         cols > INT_MAX - 256 || g->co > INT_MAX - 256 ||
         (xe + we) * 4.0 > (double)ctx->dev->entry->info.max_alloc_bytes)
+        return 0;
+    /* grids of under half a group a compute unit: the fp32 kernels won (n1c64h56, H100: 21.7 us vs 28.8) */
+    const wg_cfg c = choose(g);
+    const char *every = getenv("CLT_CONV_WGMMA");
+    return (every && !strcmp(every, "1")) || groups_of(g, &c) * 2 >= (int64_t)ctx->dev->entry->info.compute_units;
+}
+
+clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who)
+{
+    const clt__conv_geom *g = &p->g;
+    if (p->w_flipped || !clt__conv2d_wgmma_takes(ctx, g))
         return CLT_ERR_UNSUPPORTED;
+    int64_t hwp, tapsp, kp;
+    packed_extents(g, &hwp, &tapsp, &kp);
+    const int64_t hw = g->h * g->w, taps = g->kh * g->kw;
+    const double xe = (double)g->n * (double)hwp * (double)kp, we = (double)g->co * (double)tapsp * (double)kp;
     wg_run r;
     memset(&r, 0, sizeof r);
     r.c = choose(g);
-    /* grids of under half a group a compute unit: the fp32 kernels won (n1c64h56, H100: 21.7 us vs 28.8) */
-    const char *every = getenv("CLT_CONV_WGMMA");
-    if (!(every && !strcmp(every, "1")) &&
-        groups_of(g, &r.c) * 2 < (int64_t)ctx->dev->entry->info.compute_units)
-        return CLT_ERR_UNSUPPORTED;
     cl_mem ws;
     int fresh;
     clt_status st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)(xe + we) * sizeof(float), &ws, &fresh);
