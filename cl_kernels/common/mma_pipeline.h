@@ -1,6 +1,6 @@
 /* The staging pipeline of the tensor-core GEMM kernels (gemm/gemm_mma.cl: f32 operands, TF32 math;
  * gemm/gemm_mma16.cl: f16/bf16 operands): cp.async copies of k slices of A and B into a STAGES-deep
- * ring of local tiles, and the fused epilogue of a warp's 64 x 64 accumulators.
+ * ring of local tiles, and the fused epilogue of a warp's 16 MI x 64 accumulators.
  *
  * A k slice is BK elements: 16 f32 or 32 halves, so every tile row is four 16-byte chunks of MMA_EPC
  * elements. Operands stored k-contiguous (A untransposed, B transposed) are staged as [ROWS][BK];
@@ -11,7 +11,8 @@
  * The includer defines: MMA_ET (element type: float or ushort), MMA_EPC (elements per 16-byte chunk:
  * 4 or 8), BK (= 4 * MMA_EPC), WG, STAGES, CPW (copy width in elements: MMA_EPC for 16-byte copies,
  * which need A/B + offset, ld and batch stride multiples of MMA_EPC elements; 1 for f32 element
- * copies), and the accumulator shape MI = 4, NJ = 8; plus IDX64/ACT of common/gemm_common.h. */
+ * copies), and the accumulator shape MI (4: warp tiles of 64 x 64; 2: 32 x 64), NJ = 8; plus IDX64/ACT of
+ * common/gemm_common.h. */
 #ifndef CLT_MMA_PIPELINE_H
 #define CLT_MMA_PIPELINE_H
 
@@ -187,7 +188,7 @@ static inline __attribute__((always_inline)) void mma_copy_full(__local MMA_ET *
     const int lid = get_local_id(0);                                                               \
     const int warp = lid >> 5, lane = lid & 31;                                                    \
     const int g = lane >> 2, q = lane & 3;                                                         \
-    const int wm0 = (warp / WARPS_N) * 64, wn0 = (warp % WARPS_N) * 64;                            \
+    const int wm0 = (warp / WARPS_N) * 16 * MI, wn0 = (warp % WARPS_N) * 64;                       \
     const int m0 = get_group_id(1) * BM, n0 = get_group_id(0) * BN;                                \
     const int a_kc = !TA, b_kc = TB; /* which operands are k-contiguous */                         \
     float acc[MI][NJ][4];                                                                          \
@@ -226,8 +227,8 @@ static inline __attribute__((always_inline)) void mma_drain(void)
 
 /* The fused epilogue of a warp's accumulators. acc[i][j][e]: m-tile i, n-tile j, mma C element e
  * (0/1: mma row g, columns 2q, 2q + 1; 2/3: row g + 8). Rows: for a k-contiguous A, m-tile i is rows
- * 16i.. of the warp (mma row g = 16i + g); otherwise the kernel made rows 8g + 2i (mma row g) and
- * 8g + 2i + 1 (g + 8) its own. Columns: for a k-contiguous B, n-tile j is columns 8j.. (mma column
+ * 16i.. of the warp (mma row g = 16i + g); otherwise the kernel made rows 2 MI g + 2i (mma row g) and
+ * 2 MI g + 2i + 1 (g + 8) its own. Columns: for a k-contiguous B, n-tile j is columns 8j.. (mma column
  * c = 8j + c); otherwise column c of n-tile j is 8c + j, so a lane's 16 columns 16q..16q+15 are
  * contiguous and stored as float4s. */
 static inline __attribute__((always_inline)) void mma_store_acc(__global gemm_out_t *C, idx_t ldc, const gemm_epi *epi,
@@ -238,7 +239,7 @@ static inline __attribute__((always_inline)) void mma_store_acc(__global gemm_ou
     for (int i = 0; i < MI; i++)
 #pragma unroll
         for (int h = 0; h < 2; h++) {
-            int row = m0 + (a_kc ? i * 16 + g + 8 * h : 8 * g + 2 * i + h);
+            int row = m0 + (a_kc ? i * 16 + g + 8 * h : 2 * MI * g + 2 * i + h);
             if (row >= M)
                 continue;
             if (!b_kc) {

@@ -92,15 +92,19 @@ static inline __attribute__((always_inline)) void mma_tf32_slice(float acc[MI][N
             fa[i][4] = hi.x; fa[i][5] = hi.y; fa[i][6] = hi.z; fa[i][7] = hi.w;
         }
     } else {
-        /* m-contiguous: m-tile i's row g is physical m wm0 + 8g + 2i, row g + 8 is + 1 */
+        /* m-contiguous: m-tile i's row g is physical m wm0 + 2 MI g + 2i, row g + 8 is + 1 (MI / 2 float4s
+         * a lane and k row: 2 for 64-row warp tiles, 1 for 32) */
         const int sw = mma_swz(4 * q);
 #pragma unroll
         for (int r = 0; r < 4; r++) {
             __local const float *row = as + (4 * q + r) * BM;
-            int c0 = (wm0 + 8 * g) / 4;
-            float4 v0 = *(__local const float4 *)(row + ((c0 ^ sw) * 4));
-            float4 v1 = *(__local const float4 *)(row + (((c0 + 1) ^ sw) * 4));
-            float v[8] = {v0.x, v0.y, v0.z, v0.w, v1.x, v1.y, v1.z, v1.w};
+            int c0 = (wm0 + 2 * MI * g) / 4;
+            float v[2 * MI];
+#pragma unroll
+            for (int c = 0; c < MI / 2; c++) {
+                float4 x = *(__local const float4 *)(row + (((c0 + c) ^ sw) * 4));
+                v[4 * c] = x.x, v[4 * c + 1] = x.y, v[4 * c + 2] = x.z, v[4 * c + 3] = x.w;
+            }
 #pragma unroll
             for (int i = 0; i < MI; i++) {
                 fa[i][r] = v[2 * i];

@@ -2,8 +2,8 @@
  * residual, f32 in and out, TF32 products (mma.sync.m16n8k8) with f32 accumulation. NVIDIA only
  * (the host builds it when the device reports compute capability >= 8.0).
  *
- * Algorithm: a work-group of WARPS_M x WARPS_N warps computes a BM x BN tile of C (each warp a 64 x 64
- * block: 4 x 8 mma tiles of 16 x 8). K is walked in slices of 16, staged global -> local by cp.async
+ * Algorithm: a work-group of WARPS_M x WARPS_N warps computes a BM x BN tile of C (each warp a 16 MI x 64
+ * block: MI x 8 mma tiles of 16 x 8). K is walked in slices of 16, staged global -> local by cp.async
  * (no registers in between) in a STAGES-deep ring: slice t + STAGES - 1 is in flight while slice t is
  * multiplied; one barrier per slice.
  *
@@ -14,7 +14,7 @@
  * elements (16-byte cp.async); CPW 1 copies single elements (any alignment).
  *
  * Grid: (n tiles * WG, m tiles, batch), local (WG, 1, 1), WG = 32 * WARPS_M * WARPS_N.
- * -D contract: WARPS_M, WARPS_N, STAGES, ROUND, CPW, plus IDX64 and ACT of common/gemm_common.h. */
+ * -D contract: WARPS_M, WARPS_N, STAGES, ROUND, CPW, MI, plus IDX64 and ACT of common/gemm_common.h. */
 
 #ifndef WARPS_M
 #define WARPS_M 2
@@ -32,11 +32,17 @@
 #define CPW 4
 #endif
 
+#ifndef MI
+#define MI 4 /* m16 tiles per warp: warp tiles of 64 x 64 (4), or 32 x 64 (2: twice the warps for a thin A) */
+#endif
+#if MI != 4 && MI != 2
+#error "MI is 4 or 2"
+#endif
+
 #define WG (32 * WARPS_M * WARPS_N)
-#define BM (64 * WARPS_M)
+#define BM (16 * MI * WARPS_M)
 #define BN (64 * WARPS_N)
 #define BK 16
-#define MI 4 /* m16 tiles per warp */
 #define NJ 8 /* n8 tiles per warp */
 #define MMA_ET float
 #define MMA_EPC 4

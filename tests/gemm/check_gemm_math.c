@@ -683,6 +683,55 @@ START_TEST(tensor_cores_16bit)
 }
 END_TEST
 
+/* f32 operands on mma.sync (gemm_mma.cl) at every size (CLT_GEMM_MMA_ALL=1, CLT_GEMM_WGMMA=0) under its
+ * automatic choice (which gives a thin A, m <= 64, 32-row warp tiles) and forced shapes of 32-row warp tiles
+ * (CLT_GEMM_MMA=wm,wn,stages,round,2: 2 x 2, 2 x 1, 1 x 4 warps), TF32 and 3xTF32, every transpose, epilogues,
+ * batches, m across the 32/64-row tiles. The profiler must name the kernel where the device has tensor
+ * cores; elsewhere the same calls run the fp32 kernels within the same bounds. */
+START_TEST(tensor_cores_f32)
+{
+    char *saved_all = tu_env_save("CLT_GEMM_MMA_ALL"), *saved_wgmma = tu_env_save("CLT_GEMM_WGMMA"),
+         *saved_cfg = tu_env_save("CLT_GEMM_MMA");
+    setenv("CLT_GEMM_MMA_ALL", "1", 1);
+    setenv("CLT_GEMM_WGMMA", "0", 1);
+    clt_context *ctx = tu_profiled_context();
+    const int cores = clt_device_has_tensor_cores(ctx);
+    static const char *const cfgs[] = {NULL, "2,2,3", "2,1,4", "1,4,2"};
+    static const int64_t shapes[][4] = {{64, 200, 48, 3}, {33, 130, 17, 1}, {1, 70, 40, 1}, {65, 129, 31, 2}};
+    char label[160], cfg[32];
+    for (size_t f = 0; f < sizeof cfgs / sizeof cfgs[0]; f++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int t = (int)(s + f) % 4;
+            const clt_math_mode mode = (s + f) % 2 ? CLT_MATH_FP32_3XTF32 : CLT_MATH_TF32;
+            if (cfgs[f]) {
+                snprintf(cfg, sizeof cfg, "%s,%d,2", cfgs[f], mode == CLT_MATH_TF32 ? 4 : 5);
+                setenv("CLT_GEMM_MMA", cfg, 1);
+            } else {
+                unsetenv("CLT_GEMM_MMA");
+            }
+            const api call = shapes[s][3] > 1 ? (f % 2 ? API_STRIDED : API_BATCHED) : API_GEMM;
+            mcase c = {CLT_F32, CLT_F32, mode, s % 2 ? VIA_EPILOGUE : VIA_CONTEXT, call, t & 1, t >> 1,
+                       shapes[s][0], shapes[s][1], shapes[s][2], shapes[s][3], s % 2 ? -0.75f : 1.25f,
+                       t == 1 ? 0.0f : 0.5f, s % 2, call == API_GEMM && t == 2,
+                       f == 1 && s == 1 ? CLT_RELU : CLT_IDENTITY, 0, 0, 0};
+            snprintf(label, sizeof label, "mma.sync f32 %s (CLT_GEMM_MMA %s) %lldx%lldx%lld batch %lld t%d call %d",
+                     clt_math_mode_name(mode), cfgs[f] ? cfg : "unset", (long long)c.m, (long long)c.n,
+                     (long long)c.k, (long long)c.batch, t, (int)call);
+            char kernel[32];
+            snprintf(kernel, sizeof kernel, "gemm_mma_%c%c", c.ta ? 't' : 'n', c.tb ? 't' : 'n');
+            TU_OK(clt_profile_reset(ctx));
+            run_case(ctx, &c, label);
+            const int ran = ran_kernel(ctx, kernel);
+            ck_assert_msg(ran == cores, "%s: the tensor-core kernel %s", label,
+                          ran ? "ran on a device without tensor cores" : "did not run");
+        }
+    tu_context_free(ctx);
+    tu_env_restore("CLT_GEMM_MMA_ALL", saved_all);
+    tu_env_restore("CLT_GEMM_WGMMA", saved_wgmma);
+    tu_env_restore("CLT_GEMM_MMA", saved_cfg);
+}
+END_TEST
+
 Suite *gemm_math_suite(void)
 {
     Suite *s = suite_create("gemm_math");
@@ -692,7 +741,8 @@ Suite *gemm_math_suite(void)
     } cases[] = {{"f32_every_mode", f32_every_mode},       {"f16_bf16_operands", f16_bf16_operands},
                  {"adversarial_3xtf32", adversarial_3xtf32}, {"fallback", fallback_is_fp32_and_named},
                  {"mode_settings", mode_settings},         {"bad_combinations", bad_combinations},
-                 {"wgmma_switch", wgmma_switch},           {"tensor_cores_16bit", tensor_cores_16bit}};
+                 {"wgmma_switch", wgmma_switch},           {"tensor_cores_16bit", tensor_cores_16bit},
+                 {"tensor_cores_f32", tensor_cores_f32}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         TCase *tc = tcase_create(cases[i].name);
         tcase_set_timeout(tc, 300);

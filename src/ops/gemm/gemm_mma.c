@@ -15,7 +15,9 @@
  * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
  * Rounding: TF32 rounds every operand to nearest, ties away (ROUND=4: integer ops, 1.15x faster than
  * cvt.rna on the H200, same bits); 3xTF32 splits each operand into hi + lo (ROUND=5). See the kernel.
- * CLT_GEMM_MMA="wm,wn,stages[,round]" forces a configuration (A/B experiments). */
+ * A thin f32 A (m <= 64) on a short grid: 32 x 64 warp tiles (MI=2), 2 x 2 warps a group.
+ * CLT_GEMM_MMA="wm,wn,stages[,round[,mi]]" forces a configuration (A/B experiments, tests); mi applies to
+ * f32 operands only (gemm_mma16.cl keeps 64 x 64 warp tiles). */
 #include "ops/gemm/gemm.h"
 
 #include <stdio.h>
@@ -82,23 +84,31 @@ int clt_device_has_tensor_cores(const clt_context *ctx)
 }
 
 typedef struct mma_cfg {
-    int wm, wn, stages, round;
+    int wm, wn, stages, round, mi; /* mi: m16 tiles a warp (4: 64 x 64 warp tiles, 2: 32 x 64) */
 } mma_cfg;
 
 /* The configuration for p: forced by CLT_GEMM_MMA, else by grid size. */
 static mma_cfg choose(const clt_context *ctx, const clt__gemm_problem *p)
 {
-    mma_cfg c = {2, 2, 3, p->math == CLT_MATH_FP32_3XTF32 ? 5 : 4};
+    mma_cfg c = {2, 2, 3, p->math == CLT_MATH_FP32_3XTF32 ? 5 : 4, 4};
     double groups = (double)((p->m + 127) / 128) * (double)((p->n + 127) / 128) * (double)p->batch;
     if (groups < 2.0 * (double)ctx->dev->entry->info.compute_units) {
-        c.wm = 1;
-        c.stages = 4;
+        if (p->m <= 64 && p->a_dtype == CLT_F32) {
+            /* a thin A (a few filters of a 1x1 convolution, a small batch): 32-row warp tiles, two warps on
+             * its 64 rows, twice the warps of 64 x 64 ones (n8c256h56o64 1x1: 392 warps for 132 SMs) */
+            c.mi = 2;
+        } else {
+            c.wm = 1;
+            c.stages = 4;
+        }
     }
     const char *e = getenv("CLT_GEMM_MMA");
     mma_cfg f = c;
-    if (e && sscanf(e, "%d,%d,%d,%d", &f.wm, &f.wn, &f.stages, &f.round) >= 3 && f.wm >= 1 &&
+    if (e && sscanf(e, "%d,%d,%d,%d,%d", &f.wm, &f.wn, &f.stages, &f.round, &f.mi) >= 3 && f.wm >= 1 &&
         f.wm <= 4 && f.wn >= 1 && f.wn <= 4 && f.stages >= 2 && f.stages <= 4 && (f.round == 0 || f.round == 1 ||
-        f.round == 3 || f.round == 4 || f.round == 5) && (f.wm + f.wn) * 64 * 16 * 4 * f.stages <= 49152)
+        f.round == 3 || f.round == 4 || f.round == 5) && (f.mi == 2 || f.mi == 4) &&
+        (2 * f.mi) % f.wn == 0 && 8 % f.wm == 0 && /* whole copies an item: BM and BN 16-byte chunks over WG */
+        (16 * f.mi * f.wm + 64 * f.wn) * 16 * 4 * f.stages <= 49152)
         c = f;
     return c;
 }
@@ -148,6 +158,8 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     mma_cfg c = choose(ctx, p);
+    if (half)
+        c.mi = 4; /* gemm_mma16.cl has 64 x 64 warp tiles only */
     char opts[160];
     if (half) {
         /* C: f32 or the operands' type (gemm_check.c admits no other) */
@@ -157,8 +169,8 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
     } else {
         /* 16-byte copies need A and B rows (and batches) 16-byte aligned; else element copies */
         int cpw = operands_aligned(p, 4) ? 4 : 1;
-        snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DIDX64=%d%s%s",
-                 c.wm, c.wn, c.stages, c.round, cpw, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
+        snprintf(opts, sizeof opts, "-DWARPS_M=%d -DWARPS_N=%d -DSTAGES=%d -DROUND=%d -DCPW=%d -DMI=%d -DIDX64=%d%s%s",
+                 c.wm, c.wn, c.stages, c.round, cpw, c.mi, clt__gemm_needs_idx64(p), *act ? " -DACT=" : "", act);
     }
     const char *family = half ? "gemm_mma16" : "gemm_mma";
     char name[32];
@@ -172,7 +184,7 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: the tensor-core kernel does not fit", who);
     if ((st = clt__gemm_set_args(ctx, k, p, clt__gemm_kernel_flags(p), who)) != CLT_SUCCESS)
         return st;
-    size_t bm = (size_t)(64 * c.wm), bn = (size_t)(64 * c.wn);
+    size_t bm = (size_t)(16 * c.mi * c.wm), bn = (size_t)(64 * c.wn);
     size_t global[3] = {((size_t)p->n + bn - 1) / bn * wg, ((size_t)p->m + bm - 1) / bm, (size_t)p->batch};
     size_t local[3] = {wg, 1, 1};
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
