@@ -684,7 +684,7 @@ START_TEST(tensor_cores_16bit)
 END_TEST
 
 /* f32 operands on mma.sync (gemm_mma.cl) at every size (CLT_GEMM_MMA_ALL=1, CLT_GEMM_WGMMA=0) under its
- * automatic choice (which gives a thin A, m <= 64, 32-row warp tiles) and forced shapes of 32-row warp tiles
+ * automatic choice (64-row warp tiles) and forced shapes of 32-row warp tiles
  * (CLT_GEMM_MMA=wm,wn,stages,round,2: 2 x 2, 2 x 1, 1 x 4 warps), TF32 and 3xTF32, every transpose, epilogues,
  * batches, m across the 32/64-row tiles. The profiler must name the kernel where the device has tensor
  * cores; elsewhere the same calls run the fp32 kernels within the same bounds. */

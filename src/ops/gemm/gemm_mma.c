@@ -15,9 +15,10 @@
  * groups per compute unit, else 64 x 128 (2 warps, 4 stages) for twice the groups.
  * Rounding: TF32 rounds every operand to nearest, ties away (ROUND=4: integer ops, 1.15x faster than
  * cvt.rna on the H200, same bits); 3xTF32 splits each operand into hi + lo (ROUND=5). See the kernel.
- * A thin f32 A (m <= 64) on a short grid: 32 x 64 warp tiles (MI=2), 2 x 2 warps a group.
- * CLT_GEMM_MMA="wm,wn,stages[,round[,mi]]" forces a configuration (A/B experiments, tests); mi applies to
- * f32 operands only (gemm_mma16.cl keeps 64 x 64 warp tiles). */
+ * CLT_GEMM_MMA="wm,wn,stages[,round[,mi]]" forces a configuration (A/B experiments, tests); mi 2 (f32 operands
+ * only: gemm_mma16.cl keeps 64 x 64 warp tiles) gives 32 x 64 warp tiles, twice the warps for a thin A such as a
+ * TF32 1x1 convolution of 64 filters (n8c256h56o64: 392 warps of 64 x 64 for 132 SMs, H100 28.8 us vs cuDNN
+ * 21.8-23.7). Not run on a GPU yet (stop 51 had no device time left): a switch only until measured. */
 #include "ops/gemm/gemm.h"
 
 #include <stdio.h>
@@ -93,14 +94,8 @@ static mma_cfg choose(const clt_context *ctx, const clt__gemm_problem *p)
     mma_cfg c = {2, 2, 3, p->math == CLT_MATH_FP32_3XTF32 ? 5 : 4, 4};
     double groups = (double)((p->m + 127) / 128) * (double)((p->n + 127) / 128) * (double)p->batch;
     if (groups < 2.0 * (double)ctx->dev->entry->info.compute_units) {
-        if (p->m <= 64 && p->a_dtype == CLT_F32) {
-            /* a thin A (a few filters of a 1x1 convolution, a small batch): 32-row warp tiles, two warps on
-             * its 64 rows, twice the warps of 64 x 64 ones (n8c256h56o64 1x1: 392 warps for 132 SMs) */
-            c.mi = 2;
-        } else {
-            c.wm = 1;
-            c.stages = 4;
-        }
+        c.wm = 1;
+        c.stages = 4;
     }
     const char *e = getenv("CLT_GEMM_MMA");
     mma_cfg f = c;
