@@ -100,49 +100,58 @@ static clt_status run_stages(clt_context *ctx, const void *arg, const char *who)
     return clt__enqueue_kernel(ctx, k, 3, global, local, who);
 }
 
-/* Padded extents of the channels-last copies: rows of x per image and of w per output channel, and k. */
-static void packed_extents(const clt__conv_geom *g, int64_t *hwp, int64_t *tapsp, int64_t *kp)
-{
-    *hwp = round_up(g->h * g->w, PACK_ROWS), *tapsp = round_up(g->kh * g->kw, PACK_ROWS);
-    *kp = round_up(g->ci, PACK_K);
-}
+/* What clt__conv2d_wgmma runs for g: the kernel's shape and the padded channels-last copies (rows of x per
+ * image and of w per output channel, k, and the elements of each copy). */
+typedef struct wg_plan {
+    wg_cfg c;
+    int64_t hwp, tapsp, kp;
+    double xe, we;
+} wg_plan;
 
-int clt__conv2d_wgmma_takes(const clt_context *ctx, const clt__conv_geom *g)
+/* Whether wgmma takes g (weights not flipped in place; the workspace still to be had), and its plan. */
+static int plan(const clt_context *ctx, const clt__conv_geom *g, wg_plan *pl)
 {
     if (declined_by_env() || g->math != CLT_MATH_TF32 || g->groups != 1 || clt__conv_is_pointwise(g) ||
         clt__device_nv_sm(ctx) != 90)
         return 0;
-    int64_t hwp, tapsp, kp;
-    packed_extents(g, &hwp, &tapsp, &kp);
-    if ((kp - g->ci) * 4 > kp) /* more than a quarter of every slice would be zero channels */
+    pl->hwp = round_up(g->h * g->w, PACK_ROWS), pl->tapsp = round_up(g->kh * g->kw, PACK_ROWS);
+    pl->kp = round_up(g->ci, PACK_K);
+    if ((pl->kp - g->ci) * 4 > pl->kp) /* more than a quarter of every slice would be zero channels */
         return 0;
     const int64_t cols = g->n * g->ho * g->wo;
-    const double xe = (double)g->n * (double)hwp * (double)kp, we = (double)g->co * (double)tapsp * (double)kp;
+    pl->xe = (double)g->n * (double)pl->hwp * (double)pl->kp;
+    pl->we = (double)g->co * (double)pl->tapsp * (double)pl->kp;
     /* the kernel's int offsets: one image's copy, a weight row, the window origins (clt__conv2d_ours
      * checked the rest) */
-    if ((double)hwp * (double)kp > INT_MAX / 2 || (double)tapsp * (double)kp > INT_MAX / 2 ||
+    if ((double)pl->hwp * (double)pl->kp > INT_MAX / 2 || (double)pl->tapsp * (double)pl->kp > INT_MAX / 2 ||
         g->pt + (int64_t)g->kh * g->dh > INT_MAX / 4 || g->pl + (int64_t)g->kw * g->dw > INT_MAX / 4 ||
         cols > INT_MAX - 256 || g->co > INT_MAX - 256 ||
-        (xe + we) * 4.0 > (double)ctx->dev->entry->info.max_alloc_bytes)
+        (pl->xe + pl->we) * 4.0 > (double)ctx->dev->entry->info.max_alloc_bytes)
         return 0;
     /* grids of under half a group a compute unit: the fp32 kernels won (n1c64h56, H100: 21.7 us vs 28.8) */
-    const wg_cfg c = choose(g);
+    pl->c = choose(g);
     const char *every = getenv("CLT_CONV_WGMMA");
-    return (every && !strcmp(every, "1")) || groups_of(g, &c) * 2 >= (int64_t)ctx->dev->entry->info.compute_units;
+    return (every && !strcmp(every, "1")) ||
+           groups_of(g, &pl->c) * 2 >= (int64_t)ctx->dev->entry->info.compute_units;
+}
+
+int clt__conv2d_wgmma_takes(const clt_context *ctx, const clt__conv_geom *g)
+{
+    wg_plan pl;
+    return plan(ctx, g, &pl);
 }
 
 clt_status clt__conv2d_wgmma(clt_context *ctx, const clt__conv_problem *p, const char *who)
 {
     const clt__conv_geom *g = &p->g;
-    if (p->w_flipped || !clt__conv2d_wgmma_takes(ctx, g))
+    wg_plan pl;
+    if (p->w_flipped || !plan(ctx, g, &pl))
         return CLT_ERR_UNSUPPORTED;
-    int64_t hwp, tapsp, kp;
-    packed_extents(g, &hwp, &tapsp, &kp);
-    const int64_t hw = g->h * g->w, taps = g->kh * g->kw;
-    const double xe = (double)g->n * (double)hwp * (double)kp, we = (double)g->co * (double)tapsp * (double)kp;
+    const int64_t hw = g->h * g->w, taps = g->kh * g->kw, hwp = pl.hwp, tapsp = pl.tapsp, kp = pl.kp;
+    const double xe = pl.xe, we = pl.we;
     wg_run r;
     memset(&r, 0, sizeof r);
-    r.c = choose(g);
+    r.c = pl.c;
     cl_mem ws;
     int fresh;
     clt_status st = clt__workspace_get(ctx, WORKSPACE_SLOT, (size_t)(xe + we) * sizeof(float), &ws, &fresh);
