@@ -99,7 +99,10 @@ static mma_cfg choose(const clt_context *ctx, const clt__gemm_problem *p)
     }
     const char *e = getenv("CLT_GEMM_MMA");
     mma_cfg f = c;
-    if (e && sscanf(e, "%d,%d,%d,%d,%d", &f.wm, &f.wn, &f.stages, &f.round, &f.mi) >= 3 && f.wm >= 1 &&
+    const int fields = e ? sscanf(e, "%d,%d,%d,%d,%d", &f.wm, &f.wn, &f.stages, &f.round, &f.mi) : 0;
+    if (p->a_dtype == CLT_F16 || p->a_dtype == CLT_BF16)
+        f.mi = 4; /* gemm_mma16.cl has 64 x 64 warp tiles only: the checks below must see them */
+    if (fields >= 3 && f.wm >= 1 &&
         f.wm <= 4 && f.wn >= 1 && f.wn <= 4 && f.stages >= 2 && f.stages <= 4 && (f.round == 0 || f.round == 1 ||
         f.round == 3 || f.round == 4 || f.round == 5) && (f.mi == 2 || f.mi == 4) &&
         (2 * f.mi) % f.wn == 0 && 8 % f.wm == 0 && /* whole copies an item: BM and BN 16-byte chunks over WG */
@@ -153,8 +156,6 @@ clt_status clt__gemm_mma(clt_context *ctx, const clt__gemm_problem *p, const cha
         return clt__fail(ctx, CLT_ERR_UNSUPPORTED, "%s: activation %d cannot be fused", who,
                          (int)p->act);
     mma_cfg c = choose(ctx, p);
-    if (half)
-        c.mi = 4; /* gemm_mma16.cl has 64 x 64 warp tiles only */
     char opts[160];
     if (half) {
         /* C: f32 or the operands' type (gemm_check.c admits no other) */
