@@ -45,6 +45,98 @@ static inline float8 join4(float4 re, float4 im)
     return (float8)(re.s0, im.s0, re.s1, im.s1, re.s2, im.s2, re.s3, im.s3);
 }
 
+/* Radix 3, 5 and 8 in place on four butterflies in lanes (planar re / im), with the roots of unity as
+ * constants rather than loads from the twiddle table: the generic odd path (dft_odd_x4) and the
+ * even direct sums index private arrays by a radix known only at run time, which keeps them in
+ * memory. W = exp(dir 2 pi i / R); output q = sum_r v_r W^(r q), natural order. */
+#define SIN_3 0.866025403784438647f  /* sin(2 pi / 3) */
+#define COS_5A 0.309016994374947424f /* cos(2 pi / 5) */
+#define COS_5B -0.809016994374947424f /* cos(4 pi / 5) */
+#define SIN_5A 0.951056516295153572f /* sin(2 pi / 5) */
+#define SIN_5B 0.587785252292473129f /* sin(4 pi / 5) */
+#define HALF_SQRT2 0.707106781186547524f
+
+static inline void dft3_x4(float4 *r, float4 *i, float dir)
+{
+    float4 sr = r[1] + r[2], si = i[1] + i[2];
+    float4 dr = (dir * SIN_3) * (r[1] - r[2]), di = (dir * SIN_3) * (i[1] - i[2]);
+    float4 ar = r[0] - 0.5f * sr, ai = i[0] - 0.5f * si;
+    r[0] += sr;
+    i[0] += si;
+    r[1] = ar - di; /* a + i d */
+    i[1] = ai + dr;
+    r[2] = ar + di;
+    i[2] = ai - dr;
+}
+
+static inline void dft5_x4(float4 *r, float4 *i, float dir)
+{
+    float4 s1r = r[1] + r[4], s1i = i[1] + i[4], d1r = r[1] - r[4], d1i = i[1] - i[4];
+    float4 s2r = r[2] + r[3], s2i = i[2] + i[3], d2r = r[2] - r[3], d2i = i[2] - i[3];
+    float4 a1r = r[0] + COS_5A * s1r + COS_5B * s2r, a1i = i[0] + COS_5A * s1i + COS_5B * s2i;
+    float4 a2r = r[0] + COS_5B * s1r + COS_5A * s2r, a2i = i[0] + COS_5B * s1i + COS_5A * s2i;
+    float4 b1r = dir * (SIN_5A * d1r + SIN_5B * d2r), b1i = dir * (SIN_5A * d1i + SIN_5B * d2i);
+    float4 b2r = dir * (SIN_5B * d1r - SIN_5A * d2r), b2i = dir * (SIN_5B * d1i - SIN_5A * d2i);
+    r[0] += s1r + s2r;
+    i[0] += s1i + s2i;
+    r[1] = a1r - b1i; /* outputs 1 and 4: a1 +- i b1; 2 and 3: a2 +- i b2 */
+    i[1] = a1i + b1r;
+    r[4] = a1r + b1i;
+    i[4] = a1i - b1r;
+    r[2] = a2r - b2i;
+    i[2] = a2i + b2r;
+    r[3] = a2r + b2i;
+    i[3] = a2i - b2r;
+}
+
+/* radix 4 of (v0, v1, v2, v3) into outputs o, o + 2, o + 4, o + 6 of (r, i) (stride 2: radix 8's halves) */
+static inline void dft4_into_x4(float4 v0r, float4 v0i, float4 v1r, float4 v1i, float4 v2r, float4 v2i, float4 v3r,
+                                float4 v3i, float dir, float4 *r, float4 *i)
+{
+    float4 pr = v0r + v2r, pi = v0i + v2i, qr = v0r - v2r, qi = v0i - v2i;
+    float4 sr = v1r + v3r, si = v1i + v3i, tr = -dir * (v1i - v3i), ti = dir * (v1r - v3r);
+    r[0] = pr + sr;
+    i[0] = pi + si;
+    r[2] = qr + tr;
+    i[2] = qi + ti;
+    r[4] = pr - sr;
+    i[4] = pi - si;
+    r[6] = qr - tr;
+    i[6] = qi - ti;
+}
+
+/* radix 8 as 2 x 4: a_r = v_r + v_(r+4) gives the even outputs, (v_r - v_(r+4)) W^r the odd ones */
+static inline void dft8_x4(float4 *r, float4 *i, float dir)
+{
+    float4 a0r = r[0] + r[4], a0i = i[0] + i[4], a1r = r[1] + r[5], a1i = i[1] + i[5];
+    float4 a2r = r[2] + r[6], a2i = i[2] + i[6], a3r = r[3] + r[7], a3i = i[3] + i[7];
+    float4 b0r = r[0] - r[4], b0i = i[0] - i[4];
+    float4 xr = r[1] - r[5], xi = i[1] - i[5];
+    float4 b1r = HALF_SQRT2 * (xr - dir * xi), b1i = HALF_SQRT2 * (dir * xr + xi); /* x W */
+    xr = r[2] - r[6];
+    xi = i[2] - i[6];
+    float4 b2r = -dir * xi, b2i = dir * xr; /* x W^2 = x dir i */
+    xr = r[3] - r[7];
+    xi = i[3] - i[7];
+    float4 b3r = -HALF_SQRT2 * (xr + dir * xi), b3i = HALF_SQRT2 * (dir * xr - xi); /* x W^3 */
+    dft4_into_x4(a0r, a0i, a1r, a1i, a2r, a2i, a3r, a3i, dir, r, i);
+    dft4_into_x4(b0r, b0i, b1r, b1i, b2r, b2i, b3r, b3i, dir, r + 1, i + 1);
+}
+
+/* Whether fft_rows has a constant-root butterfly for radix (fft_ours.c's CPU factorisation takes 8s) */
+#define SMALL_RADIX(radix) ((radix) == 3 || (radix) == 5 || (radix) == 8)
+
+/* The butterfly of a small radix R (a constant after inlining, so the arrays stay in registers) */
+static inline void dft_small_x4(float4 *r, float4 *i, const int R, float dir)
+{
+    if (R == 3)
+        dft3_x4(r, i, dir);
+    else if (R == 5)
+        dft5_x4(r, i, dir);
+    else
+        dft8_x4(r, i, dir);
+}
+
 /* the roots tw[m0 + l dm] (l < 4), the sine turned by dir */
 static inline void roots4(global const float2 *tw, idx_t m0, idx_t dm, float dir, float4 *c, float4 *s)
 {
@@ -150,6 +242,26 @@ static inline void row_radix2_x4(global const float *pa, global float *pc, globa
     vstore8(join4(r0 - r1, i0 - i1) * sc, 0, pc + 2 * ns);
 }
 
+/* Four butterflies k..k+3 of a small radix R (3, 5, 8; a constant after inlining) on contiguous rows. */
+static inline void row_small_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m, idx_t ns,
+                                idx_t k, idx_t step, float dir, float sc, const int R)
+{
+    float4 vr[8], vi[8];
+    for (int r = 0; r < R; r++) {
+        float8 x = vload8(0, pa + 2 * r * m);
+        vr[r] = x.even;
+        vi[r] = x.odd;
+        if (r > 0) {
+            float4 c, s;
+            roots4(tw, r * k * step, r * step, dir, &c, &s);
+            CMUL4(vr[r], vi[r], c, s);
+        }
+    }
+    dft_small_x4(vr, vi, R, dir);
+    for (int q = 0; q < R; q++)
+        vstore8(join4(vr[q], vi[q]) * sc, 0, pc + 2 * q * ns);
+}
+
 /* Four butterflies k..k+3 of any radix up to ROW_REGS (the odd ones): the inputs twisted into
  * registers, then each output as the direct sum over the radix-th roots tw[(r q mod radix) n / radix]. */
 static inline void row_any_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t n,
@@ -205,6 +317,18 @@ static inline void row_first_x4(global const float *pa, int real, global float *
         float8 x = vload8(0, pa + 2 * r * m);
         vr[r] = x.even;
         vi[r] = x.odd;
+    }
+    if (SMALL_RADIX(radix)) {
+        /* constant roots; the radix a constant again per branch so that vr, vi stay in registers */
+        if (radix == 8)
+            dft_small_x4(vr, vi, 8, dir);
+        else if (radix == 5)
+            dft_small_x4(vr, vi, 5, dir);
+        else
+            dft_small_x4(vr, vi, 3, dir);
+        for (int q = 0; q < radix; q++)
+            store_first4(pc, radix, q, vr[q] * sc, vi[q] * sc);
+        return;
     }
     if (radix == 4) {
         float4 pr = vr[0] + vr[2], pi = vi[0] + vi[2], qr = vr[0] - vr[2], qi = vi[0] - vi[2];
@@ -295,6 +419,26 @@ static void lanes4_gather_pairs(global const float *src, idx4_t ie, idx4_t io, g
                 t, xa);
 }
 
+/* One butterfly of a small radix R (3, 5, 8) on four transforms in lanes: planar elements j + r m of
+ * xa, one twiddle per input shared by the lanes, outputs out0 + q ns of xb. */
+static inline void lanes4_small(global const float *xa, global float *xb, global const float2 *tw, idx_t j, idx_t m,
+                                idx_t k, idx_t step, idx_t out0, idx_t ns, float dir, float sc, const int R)
+{
+    float4 vr[8], vi[8];
+    for (int r = 0; r < R; r++) {
+        float8 v = vload8(j + r * m, xa);
+        vr[r] = v.lo;
+        vi[r] = v.hi;
+        if (r > 0) {
+            float2 w = root(tw, r * k * step, dir);
+            CMUL4(vr[r], vi[r], w.x, w.y);
+        }
+    }
+    dft_small_x4(vr, vi, R, dir);
+    for (int q = 0; q < R; q++)
+        vstore8((float8)(vr[q], vi[q]) * sc, out0 + q * ns, xb);
+}
+
 /* The stages, from scratch row xa through xb and back; returns the row holding the result. */
 static global float *lanes4_stages(global float *xa, global float *xb, global const float2 *tw,
                                    global const int *radices, int stages, idx_t n, float dir, float scale)
@@ -328,6 +472,12 @@ static global float *lanes4_stages(global float *xa, global float *xb, global co
                     vstore8((float8)(qr + tr, qi + ti) * sc, out0 + ns, xb);
                     vstore8((float8)(pr - rr, pi - ri) * sc, out0 + 2 * ns, xb);
                     vstore8((float8)(qr - tr, qi - ti) * sc, out0 + 3 * ns, xb);
+                } else if (radix == 8) {
+                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 8);
+                } else if (radix == 5) {
+                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 5);
+                } else if (radix == 3) {
+                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 3);
                 } else if ((radix & 1) && radix <= ROW_REGS) {
                     /* odd radices (primes): the inputs twisted once into registers, then the DFT by
                      * conjugate-symmetric pairs (dft_odd_x4, as the row path) */
@@ -571,13 +721,30 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                     else if (radix == 2)
                         for (idx_t k = 0; k < ns; k += 4)
                             row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
+                    else if (radix == 8)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 8);
+                    else if (radix == 5)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 5);
+                    else if (radix == 3)
+                        for (idx_t k = 0; k < ns; k += 4)
+                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 3);
                     else
                         for (idx_t k = 0; k < ns; k += 4)
                             row_any_x4(pa + 2 * k, pc + 2 * k, tw, n, m, ns, k, step, (int)radix, dir, sc);
                     continue;
                 }
                 idx_t k0 = 0;
-                if (part)
+                if (part && radix == 5)
+                    for (; k0 + 4 <= ns; k0 += 4)
+                        row_small_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, m, ns, k0,
+                                     step, dir, sc, 5);
+                else if (part && radix == 3)
+                    for (; k0 + 4 <= ns; k0 += 4)
+                        row_small_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, m, ns, k0,
+                                     step, dir, sc, 3);
+                else if (part)
                     for (; k0 + 4 <= ns; k0 += 4)
                         row_any_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, n,
                                    m, ns, k0, step, (int)radix, dir, sc);

@@ -48,14 +48,25 @@ typedef struct ours_state {
     int64_t staging;           /* complex elements of the C2R staging area (0: none) */
 } ours_state;
 
-/* Radices for n: 4s, then 2, then odd primes ascending (3, 5, 7 have their own kernels; larger ones
- * run the any-radix kernel). n = 1 is one identity stage. */
-static int factor(int64_t n, int *radix)
+/* fft_rows.cl's QUAD_ROWS_MIN: shorter power-of-two rows run its row path, where radix 8 measured
+ * 1.04-1.11x faster than 4s (POCL, batched 64 and 128, fastest of 5 alternated runs); the
+ * four-transform lanes of longer rows measured slower with 8s (512: 9.0-9.2 vs 9.8-10.7 ms). */
+#define ROWS_EIGHTS_BELOW 256
+
+/* Radices for n: 4s (8s first when eights: fft_rows, short rows), then 2, then odd primes ascending. The
+ * stage kernels have their own 2, 3, 4, 5, 7 (larger ones run the any-radix kernel); fft_rows (CPU devices) has
+ * constant-root butterflies for 3, 5 and 8, and a stage fewer per factor 8 is a pass over the row
+ * fewer (POCL, batched 64: 3 radix-4 stages -> 2 radix-8 ones). n = 1 is one identity stage. */
+static int factor(int64_t n, int eights, int *radix)
 {
     int count = 0;
     if (n == 1) {
         radix[count++] = 1;
         return count;
+    }
+    while (eights && n % 8 == 0) {
+        radix[count++] = 8;
+        n /= 8;
     }
     while (n % 4 == 0) {
         radix[count++] = 4;
@@ -98,14 +109,14 @@ static void side_layout(const clt_fft_key *k, int axis, const int64_t *len, cons
     lay[7] = mode;
 }
 
-static void add_pass(ours_state *s, const clt_fft_key *k, int axis, const int64_t *domain, int src,
+static void add_pass(ours_state *s, const clt_fft_key *k, int eights, int axis, const int64_t *domain, int src,
                      int dst, const int64_t *src_len, const int64_t *src_stride, int64_t src_dist,
                      int src_mode, const int64_t *dst_len, const int64_t *dst_stride, int64_t dst_dist,
                      int dst_mode)
 {
     ours_pass *p = &s->pass[s->npasses++];
     p->n = k->n[axis];
-    p->stages = factor(p->n, p->radix);
+    p->stages = factor(p->n, eights && p->n < ROWS_EIGHTS_BELOW, p->radix);
     p->src = src;
     p->dst = dst;
     side_layout(k, axis, src_len, src_stride, src_dist, src_mode, p->src_lay);
@@ -165,6 +176,7 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
     if (!s)
         return clt__fail(plan->ctx, CLT_ERR_OUT_OF_HOST_MEMORY, "%s: out of host memory", who);
     int r = k->rank, last = r - 1;
+    const int rows = clt__cpu_style(plan->ctx); /* fft_rows runs the passes (as in clt__fft_ours_execute) */
     int64_t full[CLT_FFT_MAX_RANK], half[CLT_FFT_MAX_RANK];
     memcpy(full, k->n, sizeof full);
     memcpy(half, k->n, sizeof half);
@@ -172,15 +184,15 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
     if (k->kind == CLT_FFT_C2C) {
         for (int a = last; a >= 0; a--) {
             int first = a == last;
-            add_pass(s, k, a, full, first ? BUF_IN : BUF_OUT, BUF_OUT, first ? plan->in_len : plan->out_len,
+            add_pass(s, k, rows, a, full, first ? BUF_IN : BUF_OUT, BUF_OUT, first ? plan->in_len : plan->out_len,
                      first ? k->in_stride : k->out_stride, first ? k->in_dist : k->out_dist, MODE_COMPLEX,
                      plan->out_len, k->out_stride, k->out_dist, MODE_COMPLEX);
         }
     } else if (k->kind == CLT_FFT_R2C) {
-        add_pass(s, k, last, full, BUF_IN, BUF_OUT, plan->in_len, k->in_stride, k->in_dist, MODE_REAL,
+        add_pass(s, k, rows, last, full, BUF_IN, BUF_OUT, plan->in_len, k->in_stride, k->in_dist, MODE_REAL,
                  plan->out_len, k->out_stride, k->out_dist, MODE_HALF);
         for (int a = last - 1; a >= 0; a--)
-            add_pass(s, k, a, half, BUF_OUT, BUF_OUT, plan->out_len, k->out_stride, k->out_dist,
+            add_pass(s, k, rows, a, half, BUF_OUT, BUF_OUT, plan->out_len, k->out_stride, k->out_dist,
                      MODE_COMPLEX, plan->out_len, k->out_stride, k->out_dist, MODE_COMPLEX);
     } else {
         /* the staging area: the half spectrum, contiguous */
@@ -192,14 +204,14 @@ clt_status clt__fft_ours_make(clt_fft_plan *plan, const char *who)
         int src = BUF_IN;
         for (int a = last - 1; a >= 0; a--) {
             int from_in = src == BUF_IN;
-            add_pass(s, k, a, half, src, BUF_STAGE, half, from_in ? k->in_stride : st_stride,
+            add_pass(s, k, rows, a, half, src, BUF_STAGE, half, from_in ? k->in_stride : st_stride,
                      from_in ? k->in_dist : st_dist, MODE_COMPLEX, half, st_stride, st_dist, MODE_COMPLEX);
             src = BUF_STAGE;
         }
         if (r > 1)
             s->staging = st_dist * k->batch;
         int from_in = src == BUF_IN;
-        add_pass(s, k, last, full, src, BUF_OUT, half, from_in ? k->in_stride : st_stride,
+        add_pass(s, k, rows, last, full, src, BUF_OUT, half, from_in ? k->in_stride : st_stride,
                  from_in ? k->in_dist : st_dist, MODE_HALF, plan->out_len, k->out_stride, k->out_dist,
                  MODE_REAL);
     }
