@@ -127,7 +127,7 @@ static inline void dft8_x4(float4 *r, float4 *i, float dir)
 #define SMALL_RADIX(radix) ((radix) == 3 || (radix) == 5 || (radix) == 8)
 
 /* The butterfly of a small radix R (a constant after inlining, so the arrays stay in registers) */
-static inline void dft_small_x4(float4 *r, float4 *i, const int R, float dir)
+static inline __attribute__((always_inline)) void dft_small_x4(float4 *r, float4 *i, const int R, float dir)
 {
     if (R == 3)
         dft3_x4(r, i, dir);
@@ -243,10 +243,11 @@ static inline void row_radix2_x4(global const float *pa, global float *pc, globa
 }
 
 /* Four butterflies k..k+3 of a small radix R (3, 5, 8; a constant after inlining) on contiguous rows. */
-static inline void row_small_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m, idx_t ns,
+static inline __attribute__((always_inline)) void row_small_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m, idx_t ns,
                                 idx_t k, idx_t step, float dir, float sc, const int R)
 {
     float4 vr[8], vi[8];
+#pragma unroll
     for (int r = 0; r < R; r++) {
         float8 x = vload8(0, pa + 2 * r * m);
         vr[r] = x.even;
@@ -258,6 +259,7 @@ static inline void row_small_x4(global const float *pa, global float *pc, global
         }
     }
     dft_small_x4(vr, vi, R, dir);
+#pragma unroll
     for (int q = 0; q < R; q++)
         vstore8(join4(vr[q], vi[q]) * sc, 0, pc + 2 * q * ns);
 }
@@ -302,11 +304,45 @@ static inline void store_first4(global float *pc, int radix, int q, float4 re, f
     vstore2((float2)(re.s3, im.s3), 0, pc + 2 * (3 * radix + q));
 }
 
+/* row_first_x4 for a small radix R (3, 5, 8; a constant after inlining: loops unrolled, registers) */
+static inline __attribute__((always_inline)) void row_first_small_x4(global const float *pa, int real, global float *pc,
+                                                                     idx_t m, float dir, float sc, const int R)
+{
+    float4 vr[8], vi[8];
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+        if (real) { /* real input (read mode 1): pa points at floats, the imaginary parts are 0 */
+            vr[r] = vload4(0, pa + r * m);
+            vi[r] = (float4)(0.0f);
+        } else {
+            float8 x = vload8(0, pa + 2 * r * m);
+            vr[r] = x.even;
+            vi[r] = x.odd;
+        }
+    }
+    dft_small_x4(vr, vi, R, dir);
+#pragma unroll
+    for (int q = 0; q < R; q++)
+        store_first4(pc, R, q, vr[q] * sc, vi[q] * sc);
+}
+
 /* The first stage (ns = 1: every twiddle 1, butterfly j writes j radix .. j radix + radix - 1) for
  * four butterflies j..j+3: contiguous loads in lanes, the outputs scattered by lane. */
 static inline void row_first_x4(global const float *pa, int real, global float *pc, global const float2 *tw,
                                 idx_t n, idx_t m, int radix, float dir, float sc)
 {
+    if (radix == 8) { /* constant roots, and a constant radix for each so that vr, vi stay in registers */
+        row_first_small_x4(pa, real, pc, m, dir, sc, 8);
+        return;
+    }
+    if (radix == 5) {
+        row_first_small_x4(pa, real, pc, m, dir, sc, 5);
+        return;
+    }
+    if (radix == 3) {
+        row_first_small_x4(pa, real, pc, m, dir, sc, 3);
+        return;
+    }
     float4 vr[ROW_REGS], vi[ROW_REGS];
     for (int r = 0; r < radix; r++) {
         if (real) { /* real input (read mode 1): pa points at floats, the imaginary parts are 0 */
@@ -317,18 +353,6 @@ static inline void row_first_x4(global const float *pa, int real, global float *
         float8 x = vload8(0, pa + 2 * r * m);
         vr[r] = x.even;
         vi[r] = x.odd;
-    }
-    if (SMALL_RADIX(radix)) {
-        /* constant roots; the radix a constant again per branch so that vr, vi stay in registers */
-        if (radix == 8)
-            dft_small_x4(vr, vi, 8, dir);
-        else if (radix == 5)
-            dft_small_x4(vr, vi, 5, dir);
-        else
-            dft_small_x4(vr, vi, 3, dir);
-        for (int q = 0; q < radix; q++)
-            store_first4(pc, radix, q, vr[q] * sc, vi[q] * sc);
-        return;
     }
     if (radix == 4) {
         float4 pr = vr[0] + vr[2], pi = vi[0] + vi[2], qr = vr[0] - vr[2], qi = vi[0] - vi[2];
@@ -421,10 +445,11 @@ static void lanes4_gather_pairs(global const float *src, idx4_t ie, idx4_t io, g
 
 /* One butterfly of a small radix R (3, 5, 8) on four transforms in lanes: planar elements j + r m of
  * xa, one twiddle per input shared by the lanes, outputs out0 + q ns of xb. */
-static inline void lanes4_small(global const float *xa, global float *xb, global const float2 *tw, idx_t j, idx_t m,
+static inline __attribute__((always_inline)) void lanes4_small(global const float *xa, global float *xb, global const float2 *tw, idx_t j, idx_t m,
                                 idx_t k, idx_t step, idx_t out0, idx_t ns, float dir, float sc, const int R)
 {
     float4 vr[8], vi[8];
+#pragma unroll
     for (int r = 0; r < R; r++) {
         float8 v = vload8(j + r * m, xa);
         vr[r] = v.lo;
@@ -435,6 +460,7 @@ static inline void lanes4_small(global const float *xa, global float *xb, global
         }
     }
     dft_small_x4(vr, vi, R, dir);
+#pragma unroll
     for (int q = 0; q < R; q++)
         vstore8((float8)(vr[q], vi[q]) * sc, out0 + q * ns, xb);
 }
@@ -568,6 +594,52 @@ static void lanes4_scatter_pairs(global const float *xr, global float *dst, idx4
     }
 }
 
+/* Lane l: Z[t] = X_(ie[l])[t] + i X_(io[l])[t] of two contiguous half rows (complex offsets ie, io; t > n / 2
+ * from the conjugate mirror; the imaginary parts of X[0] and X[n / 2] dropped, as the row path's cpairs do). */
+static void lanes4_gather_cpairs(global const float *src, idx4_t ie, idx4_t io, global float *xa, idx_t n)
+{
+    const idx_t h = n / 2 + 1;
+    for (idx_t t = 0; t < n; t++) {
+        const idx_t u = t < h ? t : n - t;
+        const float s = t < h ? 1.0f : -1.0f, keep = t == 0 || 2 * t == n ? 0.0f : 1.0f;
+        float2 e0 = vload2(ie.x + u, src), e1 = vload2(ie.y + u, src), e2 = vload2(ie.z + u, src),
+               e3 = vload2(ie.w + u, src), o0 = vload2(io.x + u, src), o1 = vload2(io.y + u, src),
+               o2 = vload2(io.z + u, src), o3 = vload2(io.w + u, src);
+        float4 er = (float4)(e0.x, e1.x, e2.x, e3.x), ei = (s * keep) * (float4)(e0.y, e1.y, e2.y, e3.y);
+        float4 orr = (float4)(o0.x, o1.x, o2.x, o3.x), oi = (s * keep) * (float4)(o0.y, o1.y, o2.y, o3.y);
+        vstore8((float8)(er - oi, ei + orr), t, xa);
+    }
+}
+
+/* Lane l's Z = x_(oe[l]) + i x_(oo[l]): the real parts to row oe[l], the imaginary ones to row oo[l] (float
+ * offsets), four elements a step. */
+static void lanes4_scatter_cpairs(global const float *xr, global float *dst, idx4_t oe, idx4_t oo, idx_t n)
+{
+    idx_t t = 0;
+    for (; t + 4 <= n; t += 4) {
+        float8 a = vload8(t, xr), b = vload8(t + 1, xr), c = vload8(t + 2, xr), d = vload8(t + 3, xr);
+        vstore4((float4)(a.s0, b.s0, c.s0, d.s0), 0, dst + oe.x + t);
+        vstore4((float4)(a.s1, b.s1, c.s1, d.s1), 0, dst + oe.y + t);
+        vstore4((float4)(a.s2, b.s2, c.s2, d.s2), 0, dst + oe.z + t);
+        vstore4((float4)(a.s3, b.s3, c.s3, d.s3), 0, dst + oe.w + t);
+        vstore4((float4)(a.s4, b.s4, c.s4, d.s4), 0, dst + oo.x + t);
+        vstore4((float4)(a.s5, b.s5, c.s5, d.s5), 0, dst + oo.y + t);
+        vstore4((float4)(a.s6, b.s6, c.s6, d.s6), 0, dst + oo.z + t);
+        vstore4((float4)(a.s7, b.s7, c.s7, d.s7), 0, dst + oo.w + t);
+    }
+    for (; t < n; t++) {
+        float8 z = vload8(t, xr);
+        dst[oe.x + t] = z.s0;
+        dst[oe.y + t] = z.s1;
+        dst[oe.z + t] = z.s2;
+        dst[oe.w + t] = z.s3;
+        dst[oo.x + t] = z.s4;
+        dst[oo.y + t] = z.s5;
+        dst[oo.z + t] = z.s6;
+        dst[oo.w + t] = z.s7;
+    }
+}
+
 /* The first elements of transforms b..b+3: neighbours when the fourth is 3 past the first (no more
  * batch_base divisions then: 4 per call, a tenth of a 4-lane 128-point transform's time on POCL). */
 static inline idx4_t quad_bases(long8 lay, idx_t b)
@@ -615,8 +687,12 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
     /* R2C of contiguous rows: two real rows b, b + 1 as one complex row z = x_b + i x_(b+1), one
      * transform for both, split at the end by the conjugate symmetry of a real row's transform */
     const int pairs = in_lay.s7 == 1 && in_lay.s1 == 1 && out_lay.s7 == 2 && out_lay.s1 == 1;
-    /* and such pairs, 8 rows as 4 complex ones in lanes, from QUAD_ROWS_MIN */
-    const int quad_pairs = pairs && lanes_fit && lane_rows;
+    /* C2R of contiguous rows, the same pairing backwards: two half rows X_b, X_(b+1) (each the spectrum of a
+     * real row) as one complex row Z = X_b + i X_(b+1), whose inverse transform is x_b + i x_(b+1): one
+     * transform for two rows (irfft2's row pass on POCL ran one per row) */
+    const int cpairs = in_lay.s7 == 2 && in_lay.s1 == 1 && out_lay.s7 == 1 && out_lay.s1 == 1;
+    /* and such pairs (either way), 8 rows as 4 complex ones in lanes, from QUAD_ROWS_MIN */
+    const int quad_pairs = (pairs || cpairs) && lanes_fit && lane_rows;
     const long8 tl = (long8)(0, 1, quad || quad_pairs ? 4 * n_ : n_, 0, 0, 1, 1, 0); /* an item's scratch row */
     const idx_t row = (idx_t)get_global_id(0); /* this item's scratch rows */
     idx_t share = ((idx_t)batch + (idx_t)get_global_size(0) - 1) / (idx_t)get_global_size(0);
@@ -638,13 +714,19 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             idx4_t ie = pair_bases(in_lay, b, 0), io = pair_bases(in_lay, b, 1);
             idx4_t oe = pair_bases(out_lay, b, 0), oo = pair_bases(out_lay, b, 1);
             global float *xa = tmp + 2 * (tmp_off + row * 4 * n);
-            lanes4_gather_pairs(src, ie, io, xa, n);
-            lanes4_scatter_pairs(lanes4_stages(xa, xa + 2 * (idx_t)scratch, tw, radices, stages, n, dir, scale), dst,
-                                 oe, oo, n);
+            if (cpairs)
+                lanes4_gather_cpairs(src, ie, io, xa, n);
+            else
+                lanes4_gather_pairs(src, ie, io, xa, n);
+            global float *xr = lanes4_stages(xa, xa + 2 * (idx_t)scratch, tw, radices, stages, n, dir, scale);
+            if (cpairs)
+                lanes4_scatter_cpairs(xr, dst, oe, oo, n);
+            else
+                lanes4_scatter_pairs(xr, dst, oe, oo, n);
             b_step = 8;
             continue;
         }
-        const int pair = pairs && b + 1 < b_end;
+        const int pair = (pairs || cpairs) && b + 1 < b_end;
         const int gath = gather || pair, scat = scatter || pair;
         b_step = 1 + pair;
         idx_t ns = 1;
@@ -655,7 +737,7 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             g.s0 = tmp_off + scratch;
             idx_t from = batch_base(in_lay, b), to = batch_base(g, row);
             idx_t t = 0;
-            if (pair) { /* z[t] = x_b[t] + i x_(b+1)[t] */
+            if (pair && pairs) { /* z[t] = x_b[t] + i x_(b+1)[t] */
                 idx_t from2 = batch_base(in_lay, b + 1);
                 for (; t + 4 <= n; t += 4)
                     vstore8(join4(vload4(0, src + from + t), vload4(0, src + from2 + t)), 0,
@@ -663,7 +745,31 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                 for (; t < n; t++)
                     vstore2((float2)(src[from + t], src[from2 + t]), to + t, tmp);
             }
-            if (in_lay.s1 == 1 && in_lay.s7 == 2) { /* a contiguous half row (C2R): four a step */
+            if (pair && cpairs) { /* Z[t] = X_b[t] + i X_(b+1)[t], t >= h from the conjugate mirror */
+                const idx_t h = n / 2 + 1, from2 = batch_base(in_lay, b + 1);
+                for (; t + 4 <= h; t += 4) {
+                    float8 x = vload8(0, src + 2 * (from + t)), y = vload8(0, src + 2 * (from2 + t));
+                    vstore8(join4(x.even - y.odd, x.odd + y.even), 0, tmp + 2 * (to + t));
+                }
+                for (; t < h; t++) {
+                    float2 x = vload2(from + t, src), y = vload2(from2 + t, src);
+                    vstore2((float2)(x.x - y.y, x.y + y.x), to + t, tmp);
+                }
+                for (; t + 4 <= n; t += 4) { /* X[t] = conj X[n - t]: elements n - t - 3 .. n - t, reversed */
+                    float8 x = vload8(0, src + 2 * (from + n - t - 3)), y = vload8(0, src + 2 * (from2 + n - t - 3));
+                    float4 xr = x.s6420, xi = x.s7531, yr = y.s6420, yi = y.s7531;
+                    vstore8(join4(xr + yi, yr - xi), 0, tmp + 2 * (to + t));
+                }
+                for (; t < n; t++) {
+                    float2 x = vload2(from + n - t, src), y = vload2(from2 + n - t, src);
+                    vstore2((float2)(x.x + y.y, y.x - x.y), to + t, tmp);
+                }
+                /* the imaginary parts of X[0] and X[n / 2] (n even) dropped: they would leak into the other
+                 * row, and the one-row path's real-part write ignores them */
+                vstore2((float2)(src[2 * from], src[2 * from2]), to, tmp);
+                if (n % 2 == 0)
+                    vstore2((float2)(src[2 * (from + n / 2)], src[2 * (from2 + n / 2)]), to + n / 2, tmp);
+            } else if (in_lay.s1 == 1 && in_lay.s7 == 2) { /* a contiguous half row (C2R): four a step */
                 const idx_t h = n / 2 + 1;       /* t < h: stored; t >= h: conj(x[n - t]) */
                 for (; t + 4 <= h; t += 4)
                     vstore8(vload8(0, src + 2 * (from + t)), 0, tmp + 2 * (to + t));
@@ -805,8 +911,21 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
             g.s0 = tmp_off + ((stages - 1) % 2) * scratch;
             idx_t from = batch_base(g, row), to = batch_base(out_lay, b);
             const idx_t end = out_lay.s7 == 2 ? n / 2 + 1 : n; /* a half write stores t <= n / 2 */
-            idx_t t = pair ? end : 0;
-            if (pair) { /* Z = X_b + i X_(b+1): X_b = (Z[k] + conj Z[n-k]) / 2, X_(b+1) = (Z[k] - conj Z[n-k]) / 2i */
+            idx_t t = pair && pairs ? end : 0;
+            if (pair && cpairs) { /* Z = x_b + i x_(b+1) */
+                const idx_t to2 = batch_base(out_lay, b + 1);
+                for (; t + 4 <= n; t += 4) {
+                    float8 z = vload8(0, tmp + 2 * (from + t));
+                    vstore4(z.even, 0, dst + to + t);
+                    vstore4(z.odd, 0, dst + to2 + t);
+                }
+                for (; t < n; t++) {
+                    float2 z = vload2(from + t, tmp);
+                    dst[to + t] = z.x;
+                    dst[to2 + t] = z.y;
+                }
+            }
+            if (pair && pairs) { /* Z = X_b + i X_(b+1): X_b = (Z[k] + conj Z[n-k]) / 2, X_(b+1) = (Z[k] - conj Z[n-k]) / 2i */
                 idx_t to2 = batch_base(out_lay, b + 1), k = 1;
                 float2 z0 = vload2(from, tmp); /* k = 0 pairs with itself */
                 vstore2((float2)(z0.x, 0.0f), to, dst);
