@@ -48,15 +48,31 @@ typedef struct ours_state {
     int64_t staging;           /* complex elements of the C2R staging area (0: none) */
 } ours_state;
 
-/* fft_rows.cl's QUAD_ROWS_MIN: shorter power-of-two rows run its row path, where radix 8 measured
- * 1.04-1.11x faster than 4s (POCL, batched 64 and 128, fastest of 5 alternated runs); the
- * four-transform lanes of longer rows measured slower with 8s (512: 9.0-9.2 vs 9.8-10.7 ms). */
-#define ROWS_EIGHTS_BELOW 256
+/* fft_rows.cl's QUAD_ROWS_MIN: shorter rows run its row path, longer ones four at a time in lanes. */
+#define ROWS_LANES_FROM 256
 
-/* Radices for n: 4s (8s first when eights: fft_rows, short rows), then 2, then odd primes ascending. The
- * stage kernels have their own 2, 3, 4, 5, 7 (larger ones run the any-radix kernel); fft_rows (CPU devices) has
- * constant-root butterflies for 3, 5 and 8, and a stage fewer per factor 8 is a pass over the row
- * fewer (POCL, batched 64: 3 radix-4 stages -> 2 radix-8 ones). n = 1 is one identity stage. */
+/* How many radix-8 stages fft_rows (CPU devices) takes first for length n (POCL, fastest of 3-5 alternated
+ * runs of the fft suite, 8s against 4s): rows under ROWS_LANES_FROM as many as fit (batched 64 as 8 8:
+ * 1.04-1.11x, 128 as 8 8 2: 1.04-1.10x); longer rows only where the power of two 2^k in n has k odd, so
+ * that no radix-2 stage is left, as few as that needs with 4s for the rest (512 as 8 8 8: 1.04-1.12x, 1536
+ * as 8 8 8 3: 1.11-1.12x, 1000 as 8 5 5 5 for 4 2 5 5 5: 1.07x, 2048 as 8 8 8 4: 1.03x, 8192 as 8 8 8 4 4:
+ * 1.10x); with k even 4s stay (all 8s: 256 as 8 8 4 0.95x, 1024 as 8 8 8 2 0.98x, 4096 as 8 8 8 8 0.99x). */
+static int rows_eights(int64_t n)
+{
+    int k = 0;
+    for (int64_t m = n; m > 1 && m % 2 == 0; m /= 2)
+        k++;
+    if (n < ROWS_LANES_FROM)
+        return k / 3;
+    if (k % 2 == 0)
+        return 0;
+    int a = k / 3; /* 3 a <= k with a odd leaves k - 3 a even: 4s */
+    return a % 2 ? a : a - 1;
+}
+
+/* Radices for n: `eights` 8s, then 4s, then 2, then odd primes ascending. The stage kernels (GPUs, no
+ * 8s) have their own 2, 3, 4, 5, 7 (larger ones run the any-radix kernel); fft_rows (CPU devices) has
+ * constant-root butterflies for 3, 5 and 8. n = 1 is one identity stage. */
 static int factor(int64_t n, int eights, int *radix)
 {
     int count = 0;
@@ -64,7 +80,7 @@ static int factor(int64_t n, int eights, int *radix)
         radix[count++] = 1;
         return count;
     }
-    while (eights && n % 8 == 0) {
+    for (; eights > 0 && n % 8 == 0; eights--) {
         radix[count++] = 8;
         n /= 8;
     }
@@ -109,14 +125,14 @@ static void side_layout(const clt_fft_key *k, int axis, const int64_t *len, cons
     lay[7] = mode;
 }
 
-static void add_pass(ours_state *s, const clt_fft_key *k, int eights, int axis, const int64_t *domain, int src,
+static void add_pass(ours_state *s, const clt_fft_key *k, int rows, int axis, const int64_t *domain, int src,
                      int dst, const int64_t *src_len, const int64_t *src_stride, int64_t src_dist,
                      int src_mode, const int64_t *dst_len, const int64_t *dst_stride, int64_t dst_dist,
                      int dst_mode)
 {
     ours_pass *p = &s->pass[s->npasses++];
     p->n = k->n[axis];
-    p->stages = factor(p->n, eights && p->n < ROWS_EIGHTS_BELOW, p->radix);
+    p->stages = factor(p->n, rows ? rows_eights(p->n) : 0, p->radix);
     p->src = src;
     p->dst = dst;
     side_layout(k, axis, src_len, src_stride, src_dist, src_mode, p->src_lay);
