@@ -263,8 +263,9 @@ static inline __attribute__((always_inline)) void row_twisted_x4(global const fl
 }
 
 /* Four butterflies k..k+3 of a small radix R (3, 5, 8; a constant after inlining) on contiguous rows. */
-static inline __attribute__((always_inline)) void row_small_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m, idx_t ns,
-                                idx_t k, idx_t step, float dir, float sc, const int R)
+static inline __attribute__((always_inline)) void
+row_small_x4(global const float *pa, global float *pc, global const float2 *tw, idx_t m, idx_t ns, idx_t k,
+             idx_t step, float dir, float sc, const int R)
 {
     float4 vr[8], vi[8];
     row_twisted_x4(pa, tw, m, k, step, dir, R, vr, vi);
@@ -467,10 +468,11 @@ static inline __attribute__((always_inline)) void lanes4_twisted(global const fl
     }
 }
 
-/* One butterfly of a small radix R (3, 5, 8) on four transforms in lanes: planar elements j + r m of
- * xa, one twiddle per input shared by the lanes, outputs out0 + q ns of xb. */
-static inline __attribute__((always_inline)) void lanes4_small(global const float *xa, global float *xb, global const float2 *tw, idx_t j, idx_t m,
-                                idx_t k, idx_t step, idx_t out0, idx_t ns, float dir, float sc, const int R)
+/* One butterfly of a small radix R (3, 5, 8) on four transforms in lanes: elements j + r m of xa (a
+ * float8 (re, im) each), one twiddle per input shared by the lanes, outputs out0 + q ns of xb. */
+static inline __attribute__((always_inline)) void
+lanes4_small(global const float *xa, global float *xb, global const float2 *tw, idx_t j, idx_t m, idx_t k,
+             idx_t step, idx_t out0, idx_t ns, float dir, float sc, const int R)
 {
     float4 vr[8], vi[8];
     lanes4_twisted(xa, tw, j, m, k, step, dir, R, vr, vi);
@@ -933,7 +935,8 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                     dst[to2 + t] = z.y;
                 }
             }
-            if (pair && pairs) { /* Z = X_b + i X_(b+1): X_b = (Z[k] + conj Z[n-k]) / 2, X_(b+1) = (Z[k] - conj Z[n-k]) / 2i */
+            if (pair && pairs) {
+                /* Z = X_b + i X_(b+1): X_b = (Z[k] + conj Z[n-k]) / 2, X_(b+1) = (Z[k] - conj Z[n-k]) / 2i */
                 idx_t to2 = batch_base(out_lay, b + 1), k = 1;
                 float2 z0 = vload2(from, tmp); /* k = 0 pairs with itself */
                 vstore2((float2)(z0.x, 0.0f), to, dst);
