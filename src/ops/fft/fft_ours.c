@@ -52,8 +52,9 @@ typedef struct ours_state {
 #define ROWS_LANES_FROM 256
 
 /* How many radix-8 stages fft_rows (CPU devices) takes first for length n (POCL, fastest of 3-5 alternated
- * runs of the fft suite, 8s against 4s): rows under ROWS_LANES_FROM as many as fit (batched 64 as 8 8:
- * 1.04-1.11x, 128 as 8 8 2: 1.04-1.10x); longer rows only where the power of two 2^k in n has k odd, so
+ * runs of the fft suite, 8s against 4s): rows under ROWS_LANES_FROM as many as leave no radix-2 stage
+ * (batched 64 as 8 8: 1.04-1.11x; 128 as 8 4 4: 1.23x against 8 8 2, which was 1.04-1.10x against 4 4 4 2;
+ * fft3/128 1.16x); longer rows only where the power of two 2^k in n has k odd, so
  * that no radix-2 stage is left, as few as that needs with 4s for the rest (512 as 8 8 8: 1.04-1.12x, 1536
  * as 8 8 8 3: 1.11-1.12x, 1000 as 8 5 5 5 for 4 2 5 5 5: 1.07x, 2048 as 8 8 8 4: 1.03x, 8192 as 8 8 8 4 4:
  * 1.10x); with k even 4s stay (all 8s: 256 as 8 8 4 0.95x, 1024 as 8 8 8 2 0.98x, 4096 as 8 8 8 8 0.99x). */
@@ -62,8 +63,8 @@ static int rows_eights(int64_t n)
     int k = 0;
     for (int64_t m = n; m > 1 && m % 2 == 0; m /= 2)
         k++;
-    if (n < ROWS_LANES_FROM)
-        return k / 3;
+    if (n < ROWS_LANES_FROM) /* k = 3 a + 1: one 8 fewer, a 4 for the 8 2 */
+        return k % 3 == 1 && k >= 4 ? k / 3 - 1 : k / 3;
     if (k % 2 == 0)
         return 0;
     int a = k / 3; /* 3 a <= k with a odd leaves k - 3 a even: 4s */
