@@ -28,7 +28,7 @@
  * column pass of rfft2/64x256x256 on POCL 16.5 ms and its R2C row pass (half write) 20 ms, where a
  * contiguous batched C2C of the same size takes ~5. */
 #define ROW_REGS 32 /* fft_rows keeps a butterfly's inputs in registers up to this radix */
-#define QUAD_ROWS_MIN 256 /* contiguous rows of these lengths run 4 at a time in lanes (lanes4) */
+#define QUAD_ROWS_MIN 512 /* contiguous rows of these lengths run 4 at a time in lanes (lanes4) */
 #define QUAD_ODD_ROWS_MIN 64 /* ... and from this length when a radix is odd */
 #define QUAD_ROWS_MAX 8192
 
@@ -681,8 +681,9 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
      * with an odd radix (POCL, alternated runs: batched 256-8192 and 1536 1.1-1.5x faster, 1000 and 85
      * 1.3-1.6x; powers of two of 64 and 128 1.2-2x slower, even with 4 elements of each row moved a
      * step, where the row path's first stage does most of the work; again with radix 8 in both paths,
-     * 2026-12-08: batched 64 4.1 -> 7.9 ms in lanes, 128 6.0 -> 7.9); each item's scratch rows are then
-     * 4 transforms long */
+     * 2026-12-08: batched 64 4.1 -> 7.9 ms in lanes, 128 6.0 -> 7.9; and 256 since the row path has radix
+     * 8 (8 8 4): row path 1.05-1.24x faster than lanes (4 4 4 4, three runs), 512 as 8 8 8 0.73x, hence
+     * QUAD_ROWS_MIN 512); each item's scratch rows are then 4 transforms long */
     int lane_radices = 1, odd_radix = 0;
     for (int s = 0; s < stages; s++) {
         lane_radices &= radices[s] <= ROW_REGS;

@@ -410,10 +410,10 @@ END_TEST
  * the batch gives every item 4 transforms per scratch row: these batches do up to 16 compute units):
  * strided (column) passes with a width that leaves 3 columns over (131), widths cut by the batch (140,
  * R2C's half 132, C2R's 126), radix 2, 4, 3, 5 and a prime above the registers' radices (37), every
- * kind; contiguous rows of 256, 768 (radix 3), 85 and 375 (odd radices 3, 5, 17 through the symmetric odd
- * DFT) in batches that leave 3 and 2 rows over; R2C and C2R rows in
- * pairs, 8 at a time (256, and 512 after / before a column pass), with rows left over for the one-pair
- * path, and C2R pairs of 100 (even: a Nyquist term) in the one-pair path only. */
+ * kind; contiguous rows of 512 (and of 256, which CPU devices run in the row path, radix 8), 768 (radix 3),
+ * 85 and 375 (odd radices 3, 5, 17 through the symmetric odd DFT) in batches that leave 3 and 2 rows over;
+ * R2C and C2R rows in pairs, 8 at a time (512, also after / before a column pass), with rows left over for
+ * the one-pair path, and C2R pairs of 100 (even: a Nyquist term) and 256 in the one-pair path. */
 START_TEST(test_column_lanes)
 {
     clt_context *ctx = tu_context();
@@ -426,7 +426,8 @@ START_TEST(test_column_lanes)
                  {CLT_FFT_C2C, 2, {64, 130}, 4}, {CLT_FFT_R2C, 2, {20, 262}, 4}, {CLT_FFT_C2R, 2, {24, 250}, 4},
                  {CLT_FFT_C2C, 1, {256}, 131},   {CLT_FFT_C2C, 1, {768}, 130},  {CLT_FFT_R2C, 1, {256}, 131},
                  {CLT_FFT_R2C, 2, {70, 512}, 2},  {CLT_FFT_C2C, 1, {85}, 131},   {CLT_FFT_C2C, 1, {375}, 130},
-                 {CLT_FFT_C2R, 1, {256}, 131},   {CLT_FFT_C2R, 2, {70, 512}, 2}, {CLT_FFT_C2R, 1, {100}, 9}};
+                 {CLT_FFT_C2R, 1, {256}, 131},   {CLT_FFT_C2R, 2, {70, 512}, 2}, {CLT_FFT_C2R, 1, {100}, 9},
+                 {CLT_FFT_C2C, 1, {512}, 131},   {CLT_FFT_R2C, 1, {512}, 131},  {CLT_FFT_C2R, 1, {512}, 131}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int dir = -1; dir <= 1; dir += 2) {
             if ((cases[i].kind == CLT_FFT_R2C && dir > 0) || (cases[i].kind == CLT_FFT_C2R && dir < 0))

@@ -49,7 +49,7 @@ typedef struct ours_state {
 } ours_state;
 
 /* fft_rows.cl's QUAD_ROWS_MIN: shorter rows run its row path, longer ones four at a time in lanes. */
-#define ROWS_LANES_FROM 256
+#define ROWS_LANES_FROM 512
 
 /* How many radix-8 stages fft_rows (CPU devices) takes first for length n (POCL, fastest of 3-5 alternated
  * runs of the fft suite, 8s against 4s): rows under ROWS_LANES_FROM as many as leave no radix-2 stage
@@ -57,7 +57,8 @@ typedef struct ours_state {
  * fft3/128 1.16x); longer rows only where the power of two 2^k in n has k odd, so
  * that no radix-2 stage is left, as few as that needs with 4s for the rest (512 as 8 8 8: 1.04-1.12x, 1536
  * as 8 8 8 3: 1.11-1.12x, 1000 as 8 5 5 5 for 4 2 5 5 5: 1.07x, 2048 as 8 8 8 4: 1.03x, 8192 as 8 8 8 4 4:
- * 1.10x); with k even 4s stay (all 8s: 256 as 8 8 4 0.95x, 1024 as 8 8 8 2 0.98x, 4096 as 8 8 8 8 0.99x). */
+ * 1.10x); with k even 4s stay (all 8s: 256 as 8 8 4 0.95x in lanes, 1024 as 8 8 8 2 0.98x, 4096 as 8 8 8 8
+ * 0.99x). 256 has run in the row path since (8 8 4 there: 1.05-1.24x over lanes of 4 4 4 4). */
 static int rows_eights(int64_t n)
 {
     int k = 0;
