@@ -18,7 +18,8 @@
  * CLT_GEMM_MMA="wm,wn,stages[,round[,mi]]" forces a configuration (A/B experiments, tests); mi 2 (f32 operands
  * only: gemm_mma16.cl keeps 64 x 64 warp tiles) gives 32 x 64 warp tiles, twice the warps for a thin A such as a
  * TF32 1x1 convolution of 64 filters (n8c256h56o64: 392 warps of 64 x 64 for 132 SMs, H100 28.8 us vs cuDNN
- * 21.8-23.7). Not run on a GPU yet (stop 51 had no device time left): a switch only until measured. */
+ * 21.8-23.7). Not run on a GPU yet (no device time since it was written): a switch only until
+ * bench/ab/tensor_cores.spec has measured it. */
 #include "ops/gemm/gemm.h"
 
 #include <stdio.h>
