@@ -125,6 +125,17 @@ static inline void dft8_x4(float4 *r, float4 *i, float dir)
 
 /* Whether fft_rows has a constant-root butterfly for radix (fft_ours.c's CPU factorisation takes 8s) */
 #define SMALL_RADIX(radix) ((radix) == 3 || (radix) == 5 || (radix) == 8)
+/* f(args..., R) with R the literal 8, 5 or 3 that radix equals (SMALL_RADIX holds): a constant radix per
+ * call, so the small-radix helper's loops unroll and its arrays stay in registers */
+#define CALL_SMALL_RADIX(radix, f, ...)                                                             \
+    do {                                                                                           \
+        if ((radix) == 8)                                                                          \
+            f(__VA_ARGS__, 8);                                                                     \
+        else if ((radix) == 5)                                                                     \
+            f(__VA_ARGS__, 5);                                                                     \
+        else                                                                                       \
+            f(__VA_ARGS__, 3);                                                                     \
+    } while (0)
 
 /* The butterfly of a small radix R (a constant after inlining, so the arrays stay in registers) */
 static inline __attribute__((always_inline)) void dft_small_x4(float4 *r, float4 *i, const int R, float dir)
@@ -333,16 +344,8 @@ static inline __attribute__((always_inline)) void row_first_small_x4(global cons
 static inline void row_first_x4(global const float *pa, int real, global float *pc, global const float2 *tw,
                                 idx_t n, idx_t m, int radix, float dir, float sc)
 {
-    if (radix == 8) { /* constant roots, and a constant radix for each so that vr, vi stay in registers */
-        row_first_small_x4(pa, real, pc, m, dir, sc, 8);
-        return;
-    }
-    if (radix == 5) {
-        row_first_small_x4(pa, real, pc, m, dir, sc, 5);
-        return;
-    }
-    if (radix == 3) {
-        row_first_small_x4(pa, real, pc, m, dir, sc, 3);
+    if (SMALL_RADIX(radix)) {
+        CALL_SMALL_RADIX(radix, row_first_small_x4, pa, real, pc, m, dir, sc);
         return;
     }
     float4 vr[ROW_REGS], vi[ROW_REGS];
@@ -515,12 +518,8 @@ static global float *lanes4_stages(global float *xa, global float *xb, global co
                     vstore8((float8)(qr + tr, qi + ti) * sc, out0 + ns, xb);
                     vstore8((float8)(pr - rr, pi - ri) * sc, out0 + 2 * ns, xb);
                     vstore8((float8)(qr - tr, qi - ti) * sc, out0 + 3 * ns, xb);
-                } else if (radix == 8) {
-                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 8);
-                } else if (radix == 5) {
-                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 5);
-                } else if (radix == 3) {
-                    lanes4_small(xa, xb, tw, j, m, k, step, out0, ns, dir, sc, 3);
+                } else if (SMALL_RADIX(radix)) {
+                    CALL_SMALL_RADIX(radix, lanes4_small, xa, xb, tw, j, m, k, step, out0, ns, dir, sc);
                 } else if ((radix & 1) && radix <= ROW_REGS) {
                     /* odd radices (primes): the inputs twisted once into registers, then the DFT by
                      * conjugate-symmetric pairs (dft_odd_x4, as the row path) */
@@ -838,29 +837,20 @@ __kernel void fft_rows(global const float *src, long8 in_lay, global float *dst,
                     else if (radix == 2)
                         for (idx_t k = 0; k < ns; k += 4)
                             row_radix2_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc);
-                    else if (radix == 8)
+                    else if (SMALL_RADIX(radix))
                         for (idx_t k = 0; k < ns; k += 4)
-                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 8);
-                    else if (radix == 5)
-                        for (idx_t k = 0; k < ns; k += 4)
-                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 5);
-                    else if (radix == 3)
-                        for (idx_t k = 0; k < ns; k += 4)
-                            row_small_x4(pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir, sc, 3);
+                            CALL_SMALL_RADIX(radix, row_small_x4, pa + 2 * k, pc + 2 * k, tw, m, ns, k, step, dir,
+                                             sc);
                     else
                         for (idx_t k = 0; k < ns; k += 4)
                             row_any_x4(pa + 2 * k, pc + 2 * k, tw, n, m, ns, k, step, (int)radix, dir, sc);
                     continue;
                 }
                 idx_t k0 = 0;
-                if (part && radix == 5)
+                if (part && SMALL_RADIX(radix))
                     for (; k0 + 4 <= ns; k0 += 4)
-                        row_small_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, m, ns, k0,
-                                     step, dir, sc, 5);
-                else if (part && radix == 3)
-                    for (; k0 + 4 <= ns; k0 += 4)
-                        row_small_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, m, ns, k0,
-                                     step, dir, sc, 3);
+                        CALL_SMALL_RADIX(radix, row_small_x4, a + 2 * (a_base + blk + k0),
+                                         c + 2 * (c_base + out_blk + k0), tw, m, ns, k0, step, dir, sc);
                 else if (part)
                     for (; k0 + 4 <= ns; k0 += 4)
                         row_any_x4(a + 2 * (a_base + blk + k0), c + 2 * (c_base + out_blk + k0), tw, n,
